@@ -1,0 +1,402 @@
+"""Legal move generation and copy-make, as numba kernels over int64 bitboards.
+
+A position is four integers: ``white``, ``black``, ``kings`` (bitboards in the layout
+of :mod:`engine.variants`) and ``turn`` (0 White, 1 Black).  A move is a row of four
+integers in a caller-owned array: from bit, to bit, captured bitboard, flags
+(``FLAG_PROMOTE`` when the moving man ends the move as a king).
+
+Captures are found by a depth-first search over jumps in which jumped pieces stay on
+the board until the capture ends (they block and cannot be jumped twice).  The
+capture precedence of the variant (majority rule...) and the removal of duplicate
+captures (same from, to and captured set by another path) both live in ``_record``.
+"""
+import numpy as np
+from numba import njit
+
+from .bits import lsb_index, popcount
+from .variants import (
+    PREC_COUNT, PREC_CZECH, PREC_FRISIAN, PREC_ITALIAN, PREC_NONE, PREC_SPANISH,
+    V_BOARD, V_CAPTURE_DIRS, V_FLYING_KING, V_HALT_BEHIND_KING, V_LAND_BEHIND,
+    V_MAN_BACK_CAPTURE, V_MAN_TAKES_KING, V_PASSING_PROMOTION, V_PRECEDENCE,
+    V_PROMO_BLACK, V_PROMO_WHITE, V_SHIFT_UL,
+)
+
+MAX_MOVES = 1024   # rows of one move list; far above any legal position's count
+MAX_PLY = 128
+MOVE_FROM, MOVE_TO, MOVE_CAPTURED, MOVE_FLAGS = 0, 1, 2, 3
+FLAG_PROMOTE = 1
+
+# Scratch of the capture search (``state`` array): move count, best precedence key,
+# then a stack of partial captures, three slots each.
+_COUNT, _BEST = 0, 1
+_STACK = 8
+_STACK_SIZE = 4096
+STATE_SIZE = _STACK + 3 * _STACK_SIZE
+
+
+def new_move_buffer(plies: int = MAX_PLY) -> np.ndarray:
+    """A move array for ``plies`` plies of search: ``buf[ply]`` is one move list."""
+    return np.zeros((plies, MAX_MOVES, 4), dtype=np.int64)
+
+
+def new_state() -> np.ndarray:
+    """Scratch space of the capture search, owned by one caller (one thread)."""
+    return np.zeros(STATE_SIZE, dtype=np.int64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def shift(bb, amount):
+    if amount > 0:
+        return bb << amount
+    return bb >> (-amount)
+
+
+@njit(cache=True, nogil=True)
+def _precedence_key(V, captured, kings, king_moves):
+    prec = V[V_PRECEDENCE]
+    if prec == PREC_NONE:
+        return 0
+    n = popcount(captured)
+    if prec == PREC_COUNT:
+        return n
+    nk = popcount(captured & kings)
+    if prec == PREC_FRISIAN:
+        return ((n + nk) * 64 - nk) * 2 + king_moves
+    if prec == PREC_SPANISH:
+        return n * 64 + nk
+    if prec == PREC_CZECH:
+        return king_moves
+    if prec == PREC_ITALIAN:
+        return (n * 2 + king_moves) * 64 + nk
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def _record(V, out, state, start, end, captured, kings, king_moves, flags):
+    key = _precedence_key(V, captured, kings, king_moves)
+    if key < state[_BEST]:
+        return
+    if key > state[_BEST]:
+        state[_BEST] = key
+        state[_COUNT] = 0
+    n = state[_COUNT]
+    if popcount(captured) >= 3:
+        for i in range(n):
+            if out[i, 2] == captured and out[i, 0] == start and out[i, 1] == end:
+                return
+    if n < out.shape[0]:
+        out[n, 0] = start
+        out[n, 1] = end
+        out[n, 2] = captured
+        out[n, 3] = flags
+        state[_COUNT] = n + 1
+
+
+@njit(cache=True, nogil=True)
+def _king_can_jump(V, S, sq, skip, skip2, opp, empty, captured):
+    """Whether a king on ``sq`` has a jump, not in directions ``skip`` or ``skip2``."""
+    flying = V[V_FLYING_KING] != 0
+    for d in range(V[V_CAPTURE_DIRS]):
+        if d == skip or d == skip2:
+            continue
+        p = S[d, sq]
+        if flying:
+            while p >= 0 and (empty >> p) & 1:
+                p = S[d, p]
+        if p >= 0 and (opp >> p) & 1 and not (captured >> p) & 1:
+            q = S[d, p]
+            if q >= 0 and (empty >> q) & 1:
+                return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _man_can_jump(V, S, sq, dirs, opp, kings, empty, captured):
+    """Whether a man on ``sq`` has a jump in one of the directions ``dirs``."""
+    takes_king = V[V_MAN_TAKES_KING] != 0
+    for d in range(V[V_CAPTURE_DIRS]):
+        if not (dirs >> d) & 1:
+            continue
+        p = S[d, sq]
+        if p < 0 or not (opp >> p) & 1 or (captured >> p) & 1:
+            continue
+        if not takes_king and (kings >> p) & 1:
+            continue
+        q = S[d, p]
+        if q >= 0 and (empty >> q) & 1:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _push(state, top, sq, captured, info):
+    if top < _STACK_SIZE:
+        base = _STACK + 3 * top
+        state[base] = sq
+        state[base + 1] = captured
+        state[base + 2] = info
+        return top + 1
+    return top
+
+
+@njit(cache=True, nogil=True)
+def _piece_captures(V, S, start, king_moves, dirs, promo, opp, kings, empty, out, state):
+    """Record every complete capture of the piece on ``start``.
+
+    Depth-first over partial captures held on an explicit stack: (square reached,
+    captured set, info = back direction + 1 | king << 4 | promoted << 5 | straight
+    direction + 1 << 6).  A partial capture is pushed only if it can go on; otherwise
+    it is complete and recorded.  A flying king that may land on several squares
+    goes on straight ahead only from the first of them: from the others the same
+    jumps would be found again (the same move by a different path).
+    """
+    flying = V[V_FLYING_KING] != 0
+    land_behind = V[V_LAND_BEHIND] != 0
+    halt_king = V[V_HALT_BEHIND_KING] != 0
+    passing = V[V_PASSING_PROMOTION] != 0
+    takes_king = V[V_MAN_TAKES_KING] != 0
+    ndirs = V[V_CAPTURE_DIRS]
+    top = _push(state, 0, start, 0, king_moves << 4)
+    while top > 0:
+        top -= 1
+        base = _STACK + 3 * top
+        sq = state[base]
+        captured = state[base + 1]
+        info = state[base + 2]
+        skip = (info & 15) - 1
+        if (info >> 4) & 1:
+            flags = (info >> 5) & 1
+            skip2 = ((info >> 6) & 15) - 1
+            for d in range(ndirs):
+                if d == skip or d == skip2:
+                    continue
+                p = S[d, sq]
+                if flying:
+                    while p >= 0 and (empty >> p) & 1:
+                        p = S[d, p]
+                if p < 0 or not (opp >> p) & 1 or (captured >> p) & 1:
+                    continue
+                q = S[d, p]
+                if q < 0 or not (empty >> q) & 1:
+                    continue
+                now = captured | (1 << p)
+                back = d ^ 3 if d < 4 else d ^ 1
+                only_first = not flying or land_behind
+                more = False
+                land = q
+                straight = -1
+                while land >= 0 and (empty >> land) & 1:
+                    if _king_can_jump(V, S, land, back, straight, opp, empty, now):
+                        top = _push(state, top, land, now,
+                                    (back + 1) | 16 | (flags << 5) | ((straight + 1) << 6))
+                        more = True
+                    if only_first:
+                        break
+                    # Every landing square sees the same jump straight ahead, and
+                    # the first one (which looks that way too) decides ``more``.
+                    straight = d
+                    land = S[d, land]
+                if more:
+                    continue
+                if halt_king and (kings >> p) & 1:
+                    only_first = True
+                land = q
+                while land >= 0 and (empty >> land) & 1:
+                    _record(V, out, state, start, land, now, kings, king_moves, flags)
+                    if only_first:
+                        break
+                    land = S[d, land]
+        else:
+            for d in range(ndirs):
+                if not (dirs >> d) & 1:
+                    continue
+                p = S[d, sq]
+                if p < 0 or not (opp >> p) & 1 or (captured >> p) & 1:
+                    continue
+                if not takes_king and (kings >> p) & 1:
+                    continue
+                q = S[d, p]
+                if q < 0 or not (empty >> q) & 1:
+                    continue
+                now = captured | (1 << p)
+                back = d ^ 3 if d < 4 else d ^ 1
+                crowned = (promo >> q) & 1
+                if passing and crowned:
+                    if _king_can_jump(V, S, q, back, -1, opp, empty, now):
+                        top = _push(state, top, q, now, (back + 1) | 16 | 32)
+                    else:
+                        _record(V, out, state, start, q, now, kings, 0, FLAG_PROMOTE)
+                elif _man_can_jump(V, S, q, dirs, opp, kings, empty, now):
+                    top = _push(state, top, q, now, back + 1)
+                else:
+                    _record(V, out, state, start, q, now, kings, 0, crowned)
+
+
+@njit(cache=True, nogil=True)
+def _sides(V, white, black, turn):
+    if turn == 0:
+        return white, black, V[V_PROMO_WHITE], 0
+    return black, white, V[V_PROMO_BLACK], 2
+
+
+@njit(cache=True, nogil=True)
+def generate_captures(white, black, kings, turn, V, S, out, state):
+    """Write the legal captures to ``out``; return their number (0 if none)."""
+    own, opp, promo, fwd = _sides(V, white, black, turn)
+    empty = V[V_BOARD] & ~(white | black)
+    men = own & ~kings
+    state[_COUNT] = 0
+    state[_BEST] = -1
+    ndirs = V[V_CAPTURE_DIRS]
+    if V[V_MAN_BACK_CAPTURE]:
+        dirs = (1 << ndirs) - 1
+    else:
+        dirs = 3 << fwd
+    if ndirs == 4:
+        prey = opp if V[V_MAN_TAKES_KING] else opp & ~kings
+        cand = 0
+        for d in range(4):
+            if (dirs >> d) & 1:
+                s = V[V_SHIFT_UL + d]
+                cand |= shift(prey, -s) & shift(empty, -2 * s)
+        cand &= men
+    else:
+        cand = men
+    while cand:
+        b = lsb_index(cand)
+        cand &= cand - 1
+        _piece_captures(V, S, b, 0, dirs, promo, opp, kings, empty | (1 << b), out, state)
+    ks = own & kings
+    while ks:
+        b = lsb_index(ks)
+        ks &= ks - 1
+        _piece_captures(V, S, b, 1, dirs, promo, opp, kings, empty | (1 << b), out, state)
+    return state[_COUNT]
+
+
+@njit(cache=True, nogil=True)
+def generate(white, black, kings, turn, V, S, out, state):
+    """Write every legal move to ``out`` and return their number."""
+    n = generate_captures(white, black, kings, turn, V, S, out, state)
+    if n:
+        return n
+    own, opp, promo, fwd = _sides(V, white, black, turn)
+    empty = V[V_BOARD] & ~(white | black)
+    men = own & ~kings
+    for d in range(fwd, fwd + 2):
+        s = V[V_SHIFT_UL + d]
+        tos = shift(men, s) & empty
+        while tos:
+            to = lsb_index(tos)
+            tos &= tos - 1
+            out[n, 0] = to - s
+            out[n, 1] = to
+            out[n, 2] = 0
+            out[n, 3] = FLAG_PROMOTE if (promo >> to) & 1 else 0
+            n += 1
+    flying = V[V_FLYING_KING] != 0
+    ks = own & kings
+    while ks:
+        b = lsb_index(ks)
+        ks &= ks - 1
+        for d in range(4):
+            to = S[d, b]
+            while to >= 0 and (empty >> to) & 1 and n < out.shape[0]:
+                out[n, 0] = b
+                out[n, 1] = to
+                out[n, 2] = 0
+                out[n, 3] = 0
+                n += 1
+                if not flying:
+                    break
+                to = S[d, to]
+    return n
+
+
+@njit(cache=True, nogil=True)
+def count_moves(white, black, kings, turn, V, S, out, state):
+    """The number of legal moves, counting quiet moves without listing them."""
+    n = generate_captures(white, black, kings, turn, V, S, out, state)
+    if n:
+        return n
+    own, opp, promo, fwd = _sides(V, white, black, turn)
+    empty = V[V_BOARD] & ~(white | black)
+    men = own & ~kings
+    n = popcount(shift(men, V[V_SHIFT_UL + fwd]) & empty)
+    n += popcount(shift(men, V[V_SHIFT_UL + fwd + 1]) & empty)
+    ks = own & kings
+    if ks:
+        flying = V[V_FLYING_KING] != 0
+        for d in range(4):
+            s = V[V_SHIFT_UL + d]
+            t = shift(ks, s) & empty
+            while t:
+                n += popcount(t)
+                if not flying:
+                    break
+                t = shift(t, s) & empty
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def make(white, black, kings, turn, frm, to, captured, flags):
+    """The position after a move (copy-make): returns (white, black, kings, turn)."""
+    moved = (1 << frm) ^ (1 << to)
+    if turn == 0:
+        white ^= moved
+        black &= ~captured
+    else:
+        black ^= moved
+        white &= ~captured
+    if (kings >> frm) & 1:
+        kings = (kings & ~captured) ^ moved
+    else:
+        kings &= ~captured
+        if flags & FLAG_PROMOTE:
+            kings |= 1 << to
+    return white, black, kings, 1 - turn
+
+
+@njit(cache=True, nogil=True)
+def perft(white, black, kings, turn, depth, bulk, V, S, buf, state):
+    """Leaf count at ``depth`` plies; ``bulk`` counts the last ply without making it.
+
+    Iterative (numba cannot cache recursive kernels): ``buf[ply]`` holds the move
+    list of each ply, ``stack`` the position and the next move index.
+    """
+    if depth == 0:
+        return 1
+    if bulk and depth == 1:
+        return count_moves(white, black, kings, turn, V, S, buf[0], state)
+    stack = np.empty((depth, 6), dtype=np.int64)
+    stack[0, 0] = white
+    stack[0, 1] = black
+    stack[0, 2] = kings
+    stack[0, 3] = turn
+    stack[0, 4] = generate(white, black, kings, turn, V, S, buf[0], state)
+    stack[0, 5] = 0
+    total = 0
+    ply = 0
+    while ply >= 0:
+        i = stack[ply, 5]
+        if i >= stack[ply, 4]:
+            ply -= 1
+            continue
+        stack[ply, 5] = i + 1
+        m = buf[ply, i]
+        w, b, k, t = make(stack[ply, 0], stack[ply, 1], stack[ply, 2], stack[ply, 3],
+                          m[0], m[1], m[2], m[3])
+        left = depth - ply - 1
+        if left == 0:
+            total += (w & b) == 0
+        elif left == 1 and bulk:
+            total += count_moves(w, b, k, t, V, S, buf[ply + 1], state)
+        else:
+            ply += 1
+            stack[ply, 0] = w
+            stack[ply, 1] = b
+            stack[ply, 2] = k
+            stack[ply, 3] = t
+            stack[ply, 4] = generate(w, b, k, t, V, S, buf[ply], state)
+            stack[ply, 5] = 0
+    return total

@@ -1,0 +1,304 @@
+"""Codecs between positions and moves and their text forms.
+
+* Hub position string: side to move then one character per square (``wbWBe``).
+* FMJD FEN: ``W:W31-50:B1-20`` and the loose forms seen in the wild (spaces, a trailing
+  dot, lidraughts ``:H0:F1`` fields, ranges, ``K`` on ranges).
+* Hub moves: ``32-28``, ``28x19x23`` (every captured square, any order on input,
+  ascending on output); the short ``28x19`` is read when it is unambiguous.
+* PDN moves: ``32-28``, ``28x19``, with intermediate landing squares (``26x37x48``)
+  only when two legal captures share from and to.
+
+Every function is pure; every failure raises :class:`BadInput` naming the problem.
+"""
+from __future__ import annotations
+
+import re
+
+from .errors import BadInput
+from .position import BLACK, WHITE, Move, Position, legal_moves, start_position
+from .variants import INTERNATIONAL, V_FLYING_KING, V_PROMO_BLACK, V_PROMO_WHITE, Variant
+
+_PIECES = "wbWBe"
+
+
+def _check_men_rows(white: int, black: int, kings: int, v: Variant) -> None:
+    bad = white & ~kings & int(v.table[V_PROMO_WHITE])
+    if bad:
+        sq = v.bit_square((bad & -bad).bit_length() - 1)
+        raise BadInput(f"white man on square {sq}, its promotion row")
+    bad = black & ~kings & int(v.table[V_PROMO_BLACK])
+    if bad:
+        sq = v.bit_square((bad & -bad).bit_length() - 1)
+        raise BadInput(f"black man on square {sq}, its promotion row")
+
+
+# ----- Hub position string ------------------------------------------------------
+
+def pos_from_hub(text: str, variant: Variant = INTERNATIONAL) -> Position:
+    """Read a Hub position string such as ``Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeeww...``."""
+    n = variant.nsquares
+    if len(text) != n + 1:
+        raise BadInput(f"hub position must have {n + 1} characters, got {len(text)}")
+    if text[0] not in "WB":
+        raise BadInput(f"hub position must start with W or B (side to move), got {text[0]!r}")
+    white = black = kings = 0
+    for i, ch in enumerate(text[1:], start=1):
+        if ch not in _PIECES:
+            raise BadInput(f"bad character {ch!r} for square {i} (expected one of {_PIECES})")
+        bit = 1 << variant.square_bit(i)
+        if ch in "wW":
+            white |= bit
+        elif ch in "bB":
+            black |= bit
+        if ch in "WB":
+            kings |= bit
+    _check_men_rows(white, black, kings, variant)
+    return Position(white, black, kings, WHITE if text[0] == "W" else BLACK, variant)
+
+
+def pos_to_hub(pos: Position) -> str:
+    """The Hub position string of ``pos``."""
+    return ("W" if pos.turn == WHITE else "B") + "".join(
+        pos.piece_at(s) for s in range(1, pos.variant.nsquares + 1))
+
+
+# ----- FEN ----------------------------------------------------------------------
+
+def pos_from_fen(text: str, variant: Variant = INTERNATIONAL) -> Position:
+    """Read an FMJD/PDN FEN; ``startpos`` gives the initial position."""
+    s = "".join(text.split())
+    if s.lower() in ("startpos", "start"):
+        return start_position(variant)
+    if s.startswith('"') and s.endswith('"') and len(s) >= 2:
+        s = s[1:-1]
+    s = s.rstrip(".")
+    if not s:
+        raise BadInput("empty FEN")
+    fields = s.split(":")
+    side = fields[0].upper()
+    if side not in ("W", "B", "?"):
+        raise BadInput(f"FEN must start with the side to move W or B, got {fields[0]!r}")
+    n = variant.nsquares
+    pieces: dict[int, str] = {}
+    seen_colour = set()
+    for field in fields[1:]:
+        if not field:
+            continue
+        colour = field[0].upper()
+        if colour in "HF" and field[1:].isdigit():
+            continue  # lidraughts move counters
+        if colour not in "WB":
+            raise BadInput(f"FEN section {field!r} must start with W or B")
+        if colour in seen_colour:
+            raise BadInput(f"FEN has two {colour} sections")
+        seen_colour.add(colour)
+        body = field[1:]
+        if not body:
+            continue
+        for item in body.split(","):
+            m = re.fullmatch(r"([Kk]?)(\d+)(?:-(\d+))?", item)
+            if not m:
+                raise BadInput(f"bad FEN square {item!r} in section {colour}")
+            lo = int(m.group(2))
+            hi = int(m.group(3)) if m.group(3) else lo
+            if hi < lo:
+                raise BadInput(f"bad FEN range {item!r}")
+            for sq in range(lo, hi + 1):
+                if not 1 <= sq <= n:
+                    raise BadInput(f"FEN square {sq} is off the board (1-{n})")
+                if sq in pieces:
+                    raise BadInput(f"FEN lists square {sq} twice")
+                piece = colour.lower() if not m.group(1) else colour
+                pieces[sq] = piece
+    if not seen_colour:
+        raise BadInput("FEN has no W or B piece section")
+    white = black = kings = 0
+    for sq, piece in pieces.items():
+        bit = 1 << variant.square_bit(sq)
+        if piece in "wW":
+            white |= bit
+        else:
+            black |= bit
+        if piece in "WB":
+            kings |= bit
+    _check_men_rows(white, black, kings, variant)
+    return Position(white, black, kings, BLACK if side == "B" else WHITE, variant)
+
+
+def pos_to_fen(pos: Position) -> str:
+    """Canonical FEN: side, White's then Black's squares ascending, ``K`` for kings."""
+    def section(side: int) -> str:
+        items = []
+        for sq in range(1, pos.variant.nsquares + 1):
+            p = pos.piece_at(sq)
+            if p.lower() == ("w" if side == WHITE else "b"):
+                items.append(("K" if p.isupper() else "") + str(sq))
+        return ",".join(items)
+
+    return f"{'W' if pos.turn == WHITE else 'B'}:W{section(WHITE)}:B{section(BLACK)}"
+
+
+def parse_position(text: str, variant: Variant = INTERNATIONAL) -> Position:
+    """A FEN (contains ``:``), ``startpos``, or a Hub position string."""
+    t = text.strip()
+    if ":" in t or t.lower() in ("startpos", "start"):
+        return pos_from_fen(t, variant)
+    return pos_from_hub(t, variant)
+
+
+# ----- Hub moves ----------------------------------------------------------------
+
+def move_to_hub(move: Move) -> str:
+    """``32-28`` or ``28x19x23`` (captured squares ascending)."""
+    if not move.captured:
+        return f"{move.frm}-{move.to}"
+    return "x".join(str(s) for s in (move.frm, move.to, *move.captured))
+
+
+def _squares(text: str, sep: str, n: int) -> list[int]:
+    parts = text.split(sep)
+    out = []
+    for p in parts:
+        if not p.isdigit():
+            raise BadInput(f"bad move {text!r}: {p!r} is not a square number")
+        sq = int(p)
+        if not 1 <= sq <= n:
+            raise BadInput(f"bad move {text!r}: square {sq} is off the board (1-{n})")
+        out.append(sq)
+    return out
+
+
+def _legal_list(moves: list[Move]) -> str:
+    shown = " ".join(move_to_hub(m) for m in moves[:40])
+    return shown + (" ..." if len(moves) > 40 else "") if moves else "none"
+
+
+def move_from_hub(pos: Position, text: str) -> Move:
+    """The legal move written ``text`` in Hub notation."""
+    t = text.strip()
+    n = pos.variant.nsquares
+    moves = legal_moves(pos)
+    if "-" in t and "x" not in t.lower():
+        sq = _squares(t, "-", n)
+        if len(sq) != 2:
+            raise BadInput(f"bad move {text!r}: a quiet move is from-to")
+        for m in moves:
+            if not m.captured and (m.frm, m.to) == (sq[0], sq[1]):
+                return m
+        raise BadInput(f"illegal move {t}: legal moves are {_legal_list(moves)}")
+    if "x" in t.lower():
+        sq = _squares(t.lower(), "x", n)
+        if len(sq) < 2:
+            raise BadInput(f"bad move {text!r}")
+        frm, to, caps = sq[0], sq[1], sq[2:]
+        if len(set(caps)) != len(caps):
+            raise BadInput(f"bad move {text!r}: a captured square is listed twice")
+        same = [m for m in moves if m.captured and (m.frm, m.to) == (frm, to)]
+        if caps:
+            for m in same:
+                if set(m.captured) == set(caps):
+                    return m
+            if len(caps) == 1 and len(same) == 1 and caps[0] not in same[0].captured:
+                pass
+            raise BadInput(f"illegal move {t}: legal moves are {_legal_list(moves)}")
+        if len(same) == 1:
+            return same[0]
+        if not same:
+            raise BadInput(f"illegal move {t}: legal moves are {_legal_list(moves)}")
+        raise BadInput(f"ambiguous move {t}: it could be {_legal_list(same)}")
+    raise BadInput(f"bad move {text!r}: expected from-to or fromxto[xcaptured...]")
+
+
+# ----- PDN moves ----------------------------------------------------------------
+
+def capture_paths(pos: Position, move: Move, limit: int = 64) -> list[list[int]]:
+    """Landing squares (ending with ``move.to``) of the ways ``move`` can be played."""
+    if not move.captured:
+        return [[move.to]]
+    v = pos.variant
+    steps = v.steps.tolist()
+    flying = bool(v.table[V_FLYING_KING])
+    own = pos.white if pos.turn == WHITE else pos.black
+    is_king = bool(pos.kings & own & (1 << v.square_bit(move.frm)))
+    targets = {v.square_bit(s) for s in move.captured}
+    occupied = (pos.white | pos.black) & ~(1 << v.square_bit(move.frm))
+    end = v.square_bit(move.to)
+    ndirs = int(v.table[14])
+    paths: list[list[int]] = []
+
+    def walk(sq: int, done: frozenset, route: list[int], king: bool) -> None:
+        if len(paths) >= limit:
+            return
+        if done == targets:
+            if sq == end:
+                paths.append([v.bit_square(b) for b in route])
+            return
+        for d in range(ndirs):
+            p = steps[d][sq]
+            if king and flying:
+                while p >= 0 and not (occupied >> p) & 1:
+                    p = steps[d][p]
+            if p < 0 or p not in targets or p in done:
+                continue
+            q = steps[d][p]
+            while q >= 0 and not (occupied >> q) & 1:
+                walk(q, done | {p}, route + [q], king or (v.bit_square(q) and False))
+                if not (king and flying):
+                    break
+                q = steps[d][q]
+
+    walk(v.square_bit(move.frm), frozenset(), [], is_king)
+    return paths
+
+
+def move_to_pdn(pos: Position, move: Move) -> str:
+    """PDN notation: ``32-28``, ``28x19``, or with landing squares when ambiguous."""
+    if not move.captured:
+        return f"{move.frm}-{move.to}"
+    rivals = [m for m in legal_moves(pos)
+              if m.captured and (m.frm, m.to) == (move.frm, move.to) and m != move]
+    if not rivals:
+        return f"{move.frm}x{move.to}"
+    rival_paths = {tuple(p) for r in rivals for p in capture_paths(pos, r)}
+    for path in capture_paths(pos, move):
+        if tuple(path) not in rival_paths:
+            return "x".join(str(s) for s in (move.frm, *path))
+    return "x".join(str(s) for s in (move.frm, *capture_paths(pos, move)[0]))
+
+
+def _is_subsequence(small: list[int], big: list[int]) -> bool:
+    it = iter(big)
+    return all(x in it for x in small)
+
+
+def move_from_pdn(pos: Position, text: str) -> Move:
+    """The legal move written ``text`` in PDN (also accepts Hub capture lists)."""
+    t = text.strip().rstrip("!?+#*")
+    t = re.sub(r"^\d+\.(\.\.)?", "", t).strip()
+    n = pos.variant.nsquares
+    moves = legal_moves(pos)
+    if re.fullmatch(r"\d+-\d+", t):
+        a, b = _squares(t, "-", n)
+        for m in moves:
+            if not m.captured and (m.frm, m.to) == (a, b):
+                return m
+        raise BadInput(f"illegal move {t}: legal moves are {_legal_list(moves)}")
+    if not re.fullmatch(r"\d+([x:*]\d+)+", t.lower()):
+        raise BadInput(f"bad move {text!r}: expected from-to or fromxto")
+    sq = _squares(re.sub(r"[x:*]", "x", t.lower()), "x", n)
+    frm, to, middle = sq[0], sq[-1], sq[1:-1]
+    same = [m for m in moves if m.captured and (m.frm, m.to) == (frm, to)]
+    if middle:
+        fit = [m for m in same
+               if any(_is_subsequence(middle, p[:-1]) for p in capture_paths(pos, m))]
+        if not fit:
+            # Also accept a Hub-style list of captured squares written in PDN.
+            fit = [m for m in moves if m.captured and m.frm == sq[0] and m.to == sq[1]
+                   and set(m.captured) == set(sq[2:])]
+        same = fit
+    if len(same) == 1:
+        return same[0]
+    if not same:
+        raise BadInput(f"illegal move {t}: legal moves are {_legal_list(moves)}")
+    raise BadInput(f"ambiguous move {t}: give landing squares, e.g. "
+                   + " or ".join(move_to_pdn(pos, m) for m in same))

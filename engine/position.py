@@ -1,0 +1,166 @@
+"""Positions and moves as small frozen values, and the public rules API over the kernels.
+
+Squares in this API are the variant's 1-based square numbers (1..50 on 10x10); bits
+are an internal matter of the kernels.  Everything here is safe to call from several
+threads: each thread gets its own scratch buffers.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import movegen as mg
+from .variants import INTERNATIONAL, Variant
+
+WHITE, BLACK = 0, 1
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A move: from and to squares, captured squares (ascending), crowning flag."""
+
+    frm: int
+    to: int
+    captured: tuple[int, ...] = ()
+    promotes: bool = False
+
+    @property
+    def is_capture(self) -> bool:
+        return bool(self.captured)
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Bitboards of White's and Black's pieces and of kings, side to move, variant."""
+
+    white: int
+    black: int
+    kings: int
+    turn: int
+    variant: Variant = INTERNATIONAL
+
+    # ----- squares -------------------------------------------------------------
+    def piece_at(self, square: int) -> str:
+        """'w', 'b', 'W', 'B' (kings upper case) or 'e' for an empty square."""
+        bit = 1 << self.variant.square_bit(square)
+        king = bool(self.kings & bit)
+        if self.white & bit:
+            return "W" if king else "w"
+        if self.black & bit:
+            return "B" if king else "b"
+        return "e"
+
+    def squares(self, side: int, kings: bool | None = None) -> list[int]:
+        """Squares of ``side``'s pieces; only kings or only men if ``kings`` is given."""
+        bb = self.white if side == WHITE else self.black
+        if kings is True:
+            bb &= self.kings
+        elif kings is False:
+            bb &= ~self.kings
+        return [self.variant.bit_square(b) for b in _bits(bb)]
+
+    def count(self, side: int) -> tuple[int, int]:
+        """(men, kings) of ``side``."""
+        bb = self.white if side == WHITE else self.black
+        return bin(bb & ~self.kings).count("1"), bin(bb & self.kings).count("1")
+
+    @property
+    def key(self) -> tuple[int, int, int, int]:
+        """Identity of the position for repetition checks."""
+        return (self.white, self.black, self.kings, self.turn)
+
+
+def _bits(bb: int):
+    while bb:
+        low = bb & -bb
+        yield low.bit_length() - 1
+        bb ^= low
+
+
+_local = threading.local()
+
+
+def _scratch():
+    s = getattr(_local, "scratch", None)
+    if s is None:
+        s = _local.scratch = (mg.new_move_buffer(2), mg.new_state())
+    return s
+
+
+def start_position(variant: Variant = INTERNATIONAL) -> Position:
+    """The initial position of ``variant``."""
+    n = variant.nsquares
+    rows = 4 if variant.width == 10 else 3
+    per_row = variant.width // 2
+    black = sum(1 << variant.square_bit(s) for s in range(1, rows * per_row + 1))
+    white = sum(1 << variant.square_bit(s) for s in range(n - rows * per_row + 1, n + 1))
+    return Position(white, black, 0, WHITE if variant.white_starts else BLACK, variant)
+
+
+def _to_move(pos: Position, row) -> Move:
+    v = pos.variant
+    captured = tuple(sorted(v.bit_square(b) for b in _bits(int(row[2]))))
+    return Move(v.bit_square(int(row[0])), v.bit_square(int(row[1])), captured,
+                bool(row[3] & mg.FLAG_PROMOTE))
+
+
+def legal_moves(pos: Position) -> list[Move]:
+    """Every legal move of the side to move (duplicate captures once)."""
+    buf, state = _scratch()
+    v = pos.variant
+    n = mg.generate(pos.white, pos.black, pos.kings, pos.turn, v.table, v.steps, buf[0], state)
+    return [_to_move(pos, buf[0, i]) for i in range(n)]
+
+
+def play(pos: Position, move: Move) -> Position:
+    """The position after ``move`` (assumed legal: use ``legal_moves`` to check)."""
+    v = pos.variant
+    frm, to = v.square_bit(move.frm), v.square_bit(move.to)
+    captured = 0
+    for s in move.captured:
+        captured |= 1 << v.square_bit(s)
+    fb, tb = 1 << frm, 1 << to
+    moved = fb ^ tb
+    white, black, kings = pos.white, pos.black, pos.kings
+    if pos.turn == WHITE:
+        white ^= moved
+        black &= ~captured
+    else:
+        black ^= moved
+        white &= ~captured
+    if kings & fb:
+        kings = (kings & ~captured) ^ moved
+    else:
+        kings &= ~captured
+        if move.promotes:
+            kings |= tb
+    return Position(white, black, kings, 1 - pos.turn, v)
+
+
+def perft(pos: Position, depth: int, bulk: bool = True) -> int:
+    """Number of move sequences of ``depth`` plies (game-ending rules ignored)."""
+    buf = mg.new_move_buffer(max(depth, 1) + 1)
+    state = mg.new_state()
+    v = pos.variant
+    return int(mg.perft(pos.white, pos.black, pos.kings, pos.turn, depth, bulk,
+                        v.table, v.steps, buf, state))
+
+
+def perft_divide(pos: Position, depth: int, bulk: bool = True) -> list[tuple[Move, int]]:
+    """perft(depth - 1) after each legal move, in generation order."""
+    return [(m, perft(play(pos, m), depth - 1, bulk)) for m in legal_moves(pos)]
+
+
+def is_lost(pos: Position) -> bool:
+    """The side to move has no legal move (no pieces or all blocked): it has lost."""
+    return not legal_moves(pos)
+
+
+def warm_up() -> None:
+    """Run every rules kernel once so that later calls pay no compile or load time."""
+    pos = start_position()
+    legal_moves(pos)
+    perft(pos, 2, True)
+    perft(pos, 2, False)

@@ -1,0 +1,41 @@
+"""The ``rafle`` command: one subcommand per front end, each in its own module."""
+from __future__ import annotations
+
+import importlib
+import sys
+
+# subcommand -> (module, one-line help).  Each module has ``main(argv) -> int``.
+COMMANDS = {
+    "perft": ("perft.runner", "count leaf nodes (move generator check), divide, suites"),
+    "hub": ("protocol.hub", "speak the Hub protocol on stdin/stdout (for GUIs and clients)"),
+    "dxp": ("protocol.dxp", "play over DXP (DamExchange) on TCP"),
+    "play": ("protocol.textmode", "play and study in the terminal"),
+    "bench": ("protocol.bench", "search a fixed set of positions; prints the node signature"),
+    "match": ("protocol.match", "play a match between two Hub engines"),
+}
+
+
+def usage() -> str:
+    lines = ["usage: rafle <command> [options]", "", "commands:"]
+    lines += [f"  {name:<6} {text}" for name, (_, text) in COMMANDS.items()]
+    lines.append("\n'rafle <command> --help' for a command's options; no command starts 'play'.")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        args = ["play"]
+    name = args[0]
+    if name in ("-h", "--help", "help"):
+        print(usage())
+        return 0
+    if name not in COMMANDS:
+        print(f"rafle: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[name][0])
+    return int(module.main(args[1:]) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
