@@ -1,0 +1,235 @@
+"""``rafle perft``: leaf counts per depth, divides and reference suites.
+
+Output goes to stdout; the progress line of long runs goes to stderr.  Bad arguments
+or positions give one line on stderr and exit code 2, a suite mismatch exit code 1.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from engine import BadInput, get_variant, move_to_hub, parse_position, pos_to_fen, warm_up
+
+from .suite import Count, count, load_suite, select
+
+MAX_DEPTH = 64
+PROGRESS_AFTER = 2.0     # seconds before a run starts reporting progress
+
+
+class ArgumentError(Exception):
+    """A bad command line; the runner prints it on one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise ArgumentError(message)
+
+
+def _count_arg(text: str) -> int:
+    """A node count: digits, with ``_`` or ``,`` separators or a k/M/G suffix."""
+    t = text.strip().replace("_", "").replace(",", "")
+    scale = {"k": 10**3, "m": 10**6, "g": 10**9}.get(t[-1:].lower(), 1)
+    if scale > 1:
+        t = t[:-1]
+    if not (t.isascii() and t.isdigit()) or len(t) > 20:
+        raise argparse.ArgumentTypeError(f"not a node count: {text!r}")
+    return int(t) * scale
+
+
+def _parser() -> _Parser:
+    p = _Parser(prog="rafle perft", description="Count the leaf nodes of the move tree.")
+    p.add_argument("--fen", default="startpos",
+                   help="FEN, 'startpos' or a Hub position string (default: start position)")
+    p.add_argument("--depth", type=int, default=6, help="last depth to count (default 6)")
+    p.add_argument("--divide", action="store_true",
+                   help="count per root move (Hub notation) at --depth, then the total")
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
+    p.add_argument("--no-bulk", dest="bulk", action="store_false",
+                   help="make every leaf move instead of counting the last ply")
+    p.add_argument("--variant", default=None,
+                   help="variant of --fen (default international); with --suite a filter")
+    p.add_argument("--suite", metavar="FILE", help="run a reference suite (reference.json format)")
+    p.add_argument("--max-nodes", type=_count_arg, default=None, metavar="N",
+                   help="with --suite: skip cases of more than N nodes (e.g. 50M)")
+    p.add_argument("--quiet", action="store_true", help="no progress line")
+    return p
+
+
+def _rate(nodes: int, seconds: float) -> str:
+    return f"{nodes / seconds:,.0f}" if seconds > 1e-6 else "-"
+
+
+class _Progress:
+    """Prints how far a long count has got, once it has run for a few seconds."""
+
+    def __init__(self, enabled: bool, label: str):
+        self.enabled = enabled
+        self.label = label
+        self.nodes = 0
+        self.shown = False
+        self.tty = sys.stderr.isatty()
+
+    def __call__(self, i, n, move, nodes, seconds):
+        self.nodes += nodes
+        if not self.enabled or seconds < PROGRESS_AFTER:
+            return
+        text = (f"{self.label}: {i}/{n} root moves, {move_to_hub(move)} done, "
+                f"{self.nodes:,} nodes, {seconds:.1f} s")
+        if self.tty:
+            sys.stderr.write("\r" + text + "\x1b[K")
+        else:
+            sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self):
+        if self.shown and self.tty:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def _run(pos, depth, bulk, quiet, label) -> Count:
+    progress = _Progress(not quiet, label)
+    try:
+        return count(pos, depth, bulk, progress)
+    finally:
+        progress.close()
+
+
+def _print_divide(result: Count) -> None:
+    for move, n in result.divide:
+        print(f"{move_to_hub(move)}: {n}")
+    print(f"total: {result.nodes} nodes, {len(result.divide)} moves, {result.seconds:.3f} s, "
+          f"{_rate(result.nodes, result.seconds)} nodes/s")
+
+
+def run_depths(args) -> int:
+    variant = get_variant(args.variant or "international")
+    pos = parse_position(args.fen, variant)
+    warm_up()
+    if args.divide:
+        result = _run(pos, args.depth, args.bulk, args.quiet, f"divide {args.depth}")
+        if args.json:
+            print(json.dumps({"depth": args.depth, "nodes": result.nodes,
+                              "seconds": round(result.seconds, 6),
+                              "divide": {move_to_hub(m): n for m, n in result.divide}}))
+        else:
+            _print_divide(result)
+        return 0
+    if not args.json:
+        print(f"perft {pos_to_fen(pos)} ({variant.name}, {'bulk' if args.bulk else 'every leaf'})")
+        print(f"{'depth':>5} {'nodes':>16} {'seconds':>10} {'nodes/s':>14}")
+    for depth in range(1, args.depth + 1):
+        result = _run(pos, depth, args.bulk, args.quiet, f"depth {depth}")
+        if args.json:
+            print(json.dumps({"depth": depth, "nodes": result.nodes,
+                              "seconds": round(result.seconds, 6)}), flush=True)
+        else:
+            print(f"{depth:>5} {result.nodes:>16,} {result.seconds:>10.3f} "
+                  f"{_rate(result.nodes, result.seconds):>14}", flush=True)
+    return 0
+
+
+def run_suite(args) -> int:
+    entries = load_suite(args.suite)
+    sel = select(entries, args.variant, args.max_nodes)
+    if sel.cases:
+        warm_up()
+    ok = bad = 0
+    divided = set()
+    for case in sel.cases:
+        name = f"{case.variant} {case.label or case.fen} d{case.depth}"
+        if case.error:
+            bad += 1
+            _report(args, case, None, None, f"ERROR     {name}: bad FEN {case.fen!r}: {case.error}")
+            continue
+        result = _run(case.pos, case.depth, args.bulk, args.quiet, name)
+        good = all(n == result.nodes for n in case.expected)
+        ok += good
+        bad += not good
+        sources = f"  ({len(case.sources)} sources)" if len(case.sources) > 1 else ""
+        if good:
+            line = (f"ok        {name}: {result.nodes:,} nodes, {result.seconds:.3f} s{sources}")
+        else:
+            want = " / ".join(f"{n:,}" for n in sorted(set(case.expected)))
+            line = (f"MISMATCH  {name}: got {result.nodes:,}, expected {want}, "
+                    f"{result.seconds:.3f} s{sources}\n          fen {case.fen}")
+        _report(args, case, result, good, line)
+        # One divide per failing position, at its shallowest failing depth: the
+        # smallest tree in which to look for the bug.
+        if not good and case.pos.key not in divided:
+            divided.add(case.pos.key)
+            if not args.json:
+                print(f"divide of {case.fen} at depth {case.depth} "
+                      f"(count of depth {case.depth - 1} after each root move):")
+                _print_divide(result)
+    _summary(args, sel, ok, bad)
+    return 1 if bad else 0
+
+
+def _report(args, case, result, good, line) -> None:
+    if args.json:
+        obj = {"variant": case.variant, "position": case.label, "fen": case.fen,
+               "depth": case.depth, "expected": sorted(set(case.expected)),
+               "nodes": None if result is None else result.nodes,
+               "seconds": None if result is None else round(result.seconds, 6),
+               "ok": bool(good)}
+        if result is not None and not good:
+            obj["divide"] = {move_to_hub(m): n for m, n in result.divide}
+        if case.error:
+            obj["error"] = case.error
+        print(json.dumps(obj), flush=True)
+    else:
+        print(line, flush=True)
+
+
+def _summary(args, sel, ok, bad) -> None:
+    notes = []
+    if sel.unknown_variants:
+        names = ", ".join(f"{v} ({n})" for v, n in sorted(sel.unknown_variants.items()))
+        notes.append(f"{sum(sel.unknown_variants.values())} entries of variants Rafle "
+                     f"does not know yet: {names}")
+    if sel.kept_duplicates:
+        notes.append(f"{sel.kept_duplicates} entries counting every capture path "
+                     f"(dup_captures_once false; Rafle merges duplicate captures)")
+    if sel.over_budget:
+        notes.append(f"{sel.over_budget} entries over --max-nodes {args.max_nodes:,}")
+    if sel.other_variant:
+        notes.append(f"{sel.other_variant} entries of other variants (--variant {args.variant})")
+    if args.json:
+        print(json.dumps({"summary": {"ok": ok, "mismatch": bad, "skipped": notes}}))
+        return
+    print(f"suite: {ok} ok, {bad} mismatch{'es' if bad != 1 else ''}")
+    for note in notes:
+        print(f"skipped {note}")
+
+
+def main(argv: list[str]) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.suite:
+            if args.divide or args.fen != "startpos":
+                raise ArgumentError("--suite takes --variant, --max-nodes, --no-bulk, --json; "
+                                    "not --fen or --divide")
+            return run_suite(args)
+        if args.max_nodes is not None:
+            raise ArgumentError("--max-nodes only goes with --suite")
+        if not 1 <= args.depth <= MAX_DEPTH:
+            raise ArgumentError(f"--depth must be between 1 and {MAX_DEPTH}, got {args.depth}")
+        return run_depths(args)
+    except ArgumentError as exc:
+        print(f"rafle perft: {exc} (see rafle perft --help)", file=sys.stderr)
+        return 2
+    except BadInput as exc:
+        print(f"rafle perft: {exc}", file=sys.stderr)
+        return 2
+    except SystemExit as exc:    # --help
+        return int(exc.code or 0)
+    except KeyboardInterrupt:
+        print("rafle perft: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:      # e.g. piped into head
+        return 0

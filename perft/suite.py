@@ -1,0 +1,156 @@
+"""Perft counting with per-root-move progress, and reference suites.
+
+A suite is a JSON list in the format of ``shared/perft/reference.json``: entries with
+``variant``, ``position`` (a label), ``fen``, ``depth``, ``nodes`` and
+``dup_captures_once``.  Rafle merges duplicate captures (one move per from, to and
+captured set), so entries that count every capture path (``dup_captures_once`` false)
+are skipped, as are variants Rafle does not know yet.  Entries repeating the same
+position and depth (several sources) are run once and checked against every source.
+
+This module prints nothing: the runner (``perft.runner``) owns the output.
+"""
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from engine import BadInput, Move, Position, get_variant, legal_moves, parse_position, perft, play
+
+# Called after each root move: (index, number of root moves, move, its count, seconds so far).
+Progress = Callable[[int, int, Move, int, float], None]
+
+
+@dataclass(frozen=True)
+class Count:
+    """One perft run: the total and the count under each root move."""
+
+    depth: int
+    nodes: int
+    seconds: float
+    divide: tuple[tuple[Move, int], ...]
+
+
+def count(pos: Position, depth: int, bulk: bool = True, progress: Progress | None = None) -> Count:
+    """perft(depth), split by root move so that long runs can report progress."""
+    start = time.perf_counter()
+    if depth == 0:
+        return Count(0, 1, time.perf_counter() - start, ())
+    moves = legal_moves(pos)
+    divide = []
+    for i, move in enumerate(moves):
+        n = perft(play(pos, move), depth - 1, bulk)
+        divide.append((move, n))
+        if progress is not None:
+            progress(i + 1, len(moves), move, n, time.perf_counter() - start)
+    total = sum(n for _, n in divide)
+    return Count(depth, total, time.perf_counter() - start, tuple(divide))
+
+
+# ----- reference suites ------------------------------------------------------------
+
+@dataclass
+class Case:
+    """One position and depth of a suite, with the count every source gives."""
+
+    variant: str
+    label: str
+    fen: str
+    depth: int
+    expected: list[int] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    pos: Position | None = None
+    error: str | None = None      # the FEN could not be read
+
+
+@dataclass
+class Selection:
+    """The cases to run and why the other entries were left out."""
+
+    cases: list[Case]
+    unknown_variants: Counter = field(default_factory=Counter)
+    kept_duplicates: int = 0      # dup_captures_once false: counts every capture path
+    over_budget: int = 0          # expected nodes above --max-nodes
+    other_variant: int = 0        # filtered out by --variant
+
+
+def load_suite(path: str | Path) -> list[dict]:
+    """The entries of a suite file; BadInput if it is missing or malformed."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(f"cannot read suite {str(path)!r}: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise BadInput(f"suite {str(path)!r} is not JSON: {exc}") from None
+    if isinstance(data, dict) and isinstance(data.get("cases"), list):
+        data = data["cases"]
+    if not isinstance(data, list):
+        raise BadInput(f"suite {str(path)!r} must be a JSON list of perft entries")
+    for i, entry in enumerate(data):
+        if not isinstance(entry, dict):
+            raise BadInput(f"suite entry {i} is not an object")
+        for key, kind in (("variant", str), ("fen", str), ("depth", int), ("nodes", int)):
+            if not isinstance(entry.get(key), kind) or isinstance(entry.get(key), bool):
+                raise BadInput(f"suite entry {i} needs {key!r} ({kind.__name__})")
+        if entry["depth"] < 0:
+            raise BadInput(f"suite entry {i} has a negative depth")
+    return data
+
+
+def _variant_name(name: str) -> str | None:
+    """Rafle's name for a variant, or None if Rafle does not know it."""
+    try:
+        return get_variant(name).name
+    except BadInput:
+        return None
+
+
+def select(entries: list[dict], variant: str | None = None,
+           max_nodes: int | None = None) -> Selection:
+    """Group the entries into cases, leaving out what Rafle cannot or should not run."""
+    sel = Selection([])
+    wanted = None
+    if variant is not None:
+        wanted = _variant_name(variant) or variant.lower()
+    by_key: dict[tuple, Case] = {}
+    for entry in entries:
+        name = _variant_name(entry["variant"])
+        if wanted is not None and (name or entry["variant"].lower()) != wanted:
+            sel.other_variant += 1
+            continue
+        if name is None:
+            sel.unknown_variants[entry["variant"]] += 1
+            continue
+        if entry.get("dup_captures_once") is False:
+            sel.kept_duplicates += 1
+            continue
+        if max_nodes is not None and entry["nodes"] > max_nodes:
+            sel.over_budget += 1
+            continue
+        pos, error = None, None
+        try:
+            pos = parse_position(entry["fen"], get_variant(name))
+            key = (name, pos.key, entry["depth"])
+        except BadInput as exc:
+            error = str(exc)
+            key = (name, entry["fen"], entry["depth"])
+        case = by_key.get(key)
+        if case is None:
+            case = by_key[key] = Case(name, str(entry.get("position", "")), entry["fen"],
+                                      entry["depth"], pos=pos, error=error)
+            sel.cases.append(case)
+        case.expected.append(entry["nodes"])
+        case.sources.append(str(entry.get("source", "?")))
+    # A label shared by several positions (a source's "test position") names none.
+    fens = {}
+    for case in sel.cases:
+        fens.setdefault((case.variant, case.label), set()).add(case.fen)
+    for case in sel.cases:
+        if not case.label or len(fens[(case.variant, case.label)]) > 1:
+            case.label = f"{case.label} [{case.fen}]".strip()
+    return sel
