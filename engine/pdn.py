@@ -1,0 +1,193 @@
+"""PDN game files: read any number of games, write one game (``protocols.md`` §5.3-§5.4).
+
+Reading accepts what is found in the wild: tag pairs, move numbers (``12.``,
+``12...``, glued to the move or not), ``{comments}``, nested ``(variations)``,
+NAGs ``$n``, ``!``/``?`` suffixes, ``%`` and ``;`` line comments, and every result
+form (``2-0 1-1 0-2 0-0 *`` and ``1-0 0-1 1/2-1/2``, stored as ``2-0/0-2/1-1``).
+Moves are resolved against the position with :func:`engine.move_from_pdn`, so an
+illegal or ambiguous move is reported with its game and move number.
+
+Writing gives ``[GameType "20"]``, ``[FEN]`` when the game does not start from the
+initial position, numbered moves in PDN notation and lines of at most 80 characters.
+Both directions are pure text codecs; every failure raises :class:`BadInput`.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .errors import BadInput
+from .game import Game
+from .notation import move_from_pdn, move_to_pdn, pos_from_fen, pos_to_fen
+from .position import WHITE, Move, Position, play, start_position
+
+RESULTS = {"2-0": "2-0", "1-1": "1-1", "0-2": "0-2", "0-0": "0-0", "*": "*",
+           "1-0": "2-0", "0-1": "0-2", "1/2-1/2": "1-1"}
+ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
+LINE = 80
+
+_TOKEN = re.compile(r"""
+    (?P<space>\s+)
+  | (?P<tag>\[\s*(?P<name>[A-Za-z0-9_]+)\s*"(?P<value>(?:[^"\\]|\\.)*)"\s*\])
+  | (?P<comment>\{[^}]*\})
+  | (?P<line_comment>(?:^%|;)[^\n]*)
+  | (?P<strength>\([!?]+\))
+  | (?P<open>\()
+  | (?P<close>\))
+  | (?P<nag>\$\d+)
+  | (?P<result>(?:2-0|0-2|1-1|0-0|1/2-1/2|1-0|0-1|\*)(?![-x:*\d/]))
+  | (?P<number>\d+\.(?:\.\.)?)
+  | (?P<move>\d+(?:[-x:*]\d+)+)[!?+#]*
+  | (?P<suffix>[!?]+)
+""", re.VERBOSE | re.MULTILINE)
+
+
+@dataclass
+class PdnGame:
+    """One game read from a PDN file."""
+
+    tags: dict[str, str]
+    start: Position
+    moves: list[Move] = field(default_factory=list)
+    result: str = "*"
+
+    def game(self) -> Game:
+        """The game as a :class:`Game` record (moves replayed, so rules can be judged)."""
+        g = Game(self.start)
+        for move in self.moves:
+            g.push(move)
+        return g
+
+
+def _tokens(text: str):
+    """(kind, text, line) for every meaningful token; comments and variations skipped."""
+    pos, depth, line = 0, 0, 1
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m:
+            if text[pos] == "{":
+                raise BadInput(f"line {line}: comment '{{' is never closed")
+            bad = text[pos:].split(None, 1)[0][:20]
+            raise BadInput(f"line {line}: cannot read {bad!r}")
+        at, pos = line, m.end()
+        line += m.group().count("\n")
+        kind = m.lastgroup
+        if kind in ("space", "comment", "line_comment", "nag", "strength", "suffix", "number"):
+            continue
+        if kind == "open":
+            depth += 1
+        elif kind == "close":
+            if depth == 0:
+                raise BadInput(f"line {at}: ')' without '('")
+            depth -= 1
+        elif depth:
+            continue                      # inside a variation: not the main line
+        elif kind == "tag":
+            value = re.sub(r"\\(.)", r"\1", m.group("value"))
+            yield "tag", (m.group("name"), value), at
+        else:
+            yield kind, m.group(kind), at
+    if depth:
+        raise BadInput("a variation '(' is never closed")
+
+
+def _start(tags: dict[str, str], number: int) -> Position:
+    gametype = tags.get("GameType", "20").strip()
+    if gametype.split(",")[0] != "20":
+        raise BadInput(f"game {number}: GameType {gametype!r} is not supported "
+                       "(only 20, international draughts)")
+    fen = tags.get("FEN", "").strip()
+    if not fen:
+        return start_position()
+    try:
+        return pos_from_fen(fen)
+    except BadInput as e:
+        raise BadInput(f"game {number}: bad FEN tag: {e}") from None
+
+
+def read_pdn(text: str) -> list[PdnGame]:
+    """Every game in ``text`` (a PDN file's contents), in order."""
+    text = text.lstrip("\ufeff")
+    games: list[PdnGame] = []
+    tags: dict[str, str] = {}
+    current: PdnGame | None = None      # set once the movetext of a game has begun
+    pos = start_position()
+
+    def begin() -> PdnGame:
+        g = PdnGame(dict(tags), _start(tags, len(games) + 1))
+        g.result = RESULTS.get(tags.get("Result", "*").strip(), "*")
+        games.append(g)
+        return g
+
+    for kind, value, line in _tokens(text):
+        if kind == "tag":
+            if current is None and value[0] in tags:
+                begin()                 # a game of tags only, then the next game's tags
+                tags = {}
+            if current is not None:     # a tag after movetext starts the next game
+                current, tags = None, {}
+            tags[value[0]] = value[1]
+            continue
+        if current is None:
+            current = begin()
+            pos = current.start
+        if kind == "result":
+            current.result = RESULTS[value]
+            current, tags = None, {}
+            continue
+        try:
+            move = move_from_pdn(pos, value)
+        except BadInput as e:
+            plies = len(current.moves) + (current.start.turn != WHITE)
+            raise BadInput(f"game {len(games)}, move {plies // 2 + 1} ({value}), "
+                           f"line {line}: {e}") from None
+        current.moves.append(move)
+        pos = play(pos, move)
+    if tags and current is None:        # tags with no movetext at all: an empty game
+        begin()
+    return games
+
+
+def _tag(name: str, value: str) -> str:
+    return f'[{name} "{value.replace(chr(92), chr(92) * 2).replace(chr(34), chr(92) + chr(34))}"]'
+
+
+def write_pdn(game: Game, tags: dict[str, str] | None = None, comment: str | None = None) -> str:
+    """PDN text of ``game``; ``tags`` adds or overrides tag pairs, ``comment`` goes
+    before the result (e.g. why the game ended).  Ends with a blank line."""
+    tags = dict(tags or {})
+    if "Result" not in tags:
+        outcome = game.outcome()
+        tags["Result"] = outcome.result if outcome else "*"
+    result = RESULTS.get(tags["Result"], "*")
+    tags["Result"] = result
+    defaults = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?",
+                "White": "?", "Black": "?"}
+    lines = [_tag(k, tags.get(k, defaults.get(k, "?"))) for k in ROSTER]
+    lines += [_tag(k, v) for k, v in tags.items() if k not in ROSTER + ("GameType", "FEN")]
+    lines.append(_tag("GameType", "20"))
+    if game.start != start_position(game.variant):
+        lines.append(_tag("FEN", pos_to_fen(game.start)))
+    lines.append("")
+
+    words = []
+    for i, (pos, move) in enumerate(zip(game.positions, game.moves)):
+        number = i // 2 + 1 if game.start.turn == WHITE else (i + 1) // 2 + 1
+        if pos.turn == WHITE:
+            words.append(f"{number}.")
+        elif i == 0:
+            words.append(f"{number}...")
+        words.append(move_to_pdn(pos, move))
+    if comment:
+        words += ("{" + comment.replace("}", ")") + "}").split()
+    words.append(result)
+
+    text, row = [], ""
+    for w in words:
+        if row and len(row) + 1 + len(w) > LINE:
+            text.append(row)
+            row = w
+        else:
+            row = f"{row} {w}" if row else w
+    text.append(row)
+    return "\n".join(lines + text) + "\n\n"

@@ -1,0 +1,103 @@
+"""PDN files: reading what is found in the wild, writing, round trips, errors."""
+import random
+
+import pytest
+
+from engine import (BadInput, legal_moves, move_from_pdn, move_to_pdn, parse_position,
+                    start_position)
+from engine.game import Game
+from engine.pdn import read_pdn, write_pdn
+
+
+def random_game(seed: int, plies: int, start=None) -> Game:
+    rng = random.Random(seed)
+    game = Game(start)
+    for _ in range(plies):
+        moves = legal_moves(game.position)
+        if not moves or game.outcome():
+            break
+        game.push(rng.choice(moves))
+    return game
+
+
+def test_round_trip_of_random_games_in_one_file():
+    games = [random_game(seed, 120) for seed in range(6)]
+    text = "".join(write_pdn(g, {"Event": "test", "Round": str(i + 1), "White": "A B",
+                                 "Black": 'say "hi"'})
+                   for i, g in enumerate(games))
+    back = read_pdn(text)
+    assert len(back) == len(games)
+    for g, b in zip(games, back):
+        assert b.start == start_position()
+        assert b.moves == g.moves
+        assert b.result == (g.outcome().result if g.outcome() else "*")
+        assert b.tags["GameType"] == "20" and "FEN" not in b.tags
+        assert b.tags["Black"] == 'say "hi"'
+        assert b.game().position == g.position
+    assert all(len(line) <= 80 for line in text.splitlines() if not line.startswith("["))
+
+
+def test_round_trip_from_a_fen_with_black_to_move_and_ambiguous_captures():
+    # Black's king on 49 has two captures from 49 to 25 taking different men.
+    start = parse_position("B:W8,16,20,23,41,43,46:BK49")
+    ambiguous = [m for m in legal_moves(start) if (m.frm, m.to) == (49, 25)]
+    assert len(ambiguous) == 2
+    for first in ambiguous:
+        game = Game(start)
+        game.push(first)
+        for m in legal_moves(game.position)[:1]:
+            game.push(m)
+        text = write_pdn(game, {"Result": "0-2"})
+        assert '[FEN "B:W8,16,20,23,41,43,46:BK49"]' in text
+        assert "1... " + move_to_pdn(start, first) in text
+        (back,) = read_pdn(text)
+        assert back.start == start and back.moves == game.moves and back.result == "0-2"
+
+
+def test_reads_comments_variations_nags_numbers_and_result_forms():
+    text = """
+[Event "wild"]
+[GameType "20,W,10,10,N2,0"]
+% a line comment
+1.32-28 {a comment
+over two lines} 19-23 $1 2. 28x19!? (2. 33-29 (2. 31-27 17-21) 23x34) 14x23 ; rest ignored
+3. 31-27 2... 1-0
+
+[Event "second"]
+1. 32-28 19-23 1/2-1/2
+[Event "third"]
+1. 31-26 *
+"""
+    games = read_pdn(text)
+    assert [g.tags["Event"] for g in games] == ["wild", "second", "third"]
+    assert [len(g.moves) for g in games] == [5, 2, 1]
+    assert [g.result for g in games] == ["2-0", "1-1", "*"]
+    assert games[0].moves[2] == move_from_pdn(games[0].game().positions[2], "28x19")
+
+
+def test_result_tag_used_when_movetext_has_none():
+    (game,) = read_pdn('[Result "0-2"]\n\n1. 32-28 19-23\n')
+    assert game.result == "0-2" and len(game.moves) == 2
+
+
+def test_bad_pdn_names_the_game_and_the_move():
+    good = "1. 32-28 19-23 2-0\n\n"
+    with pytest.raises(BadInput, match=r"game 2, move 2 \(28-22\)"):
+        read_pdn(good + "1. 32-28 19-23 2. 28-22 0-2\n")
+    with pytest.raises(BadInput, match="never closed"):
+        read_pdn("1. 32-28 {unfinished")
+    with pytest.raises(BadInput, match="never closed"):
+        read_pdn("1. 32-28 (1. 33-29 2-0")
+    with pytest.raises(BadInput, match="GameType"):
+        read_pdn('[GameType "21"]\n1. 11-15 *')
+    with pytest.raises(BadInput, match="game 1: bad FEN"):
+        read_pdn('[FEN "W:W31-55:B1-20"]\n1. 32-28 *')
+    with pytest.raises(BadInput, match="cannot read"):
+        read_pdn("1. 32-28 hello *")
+
+
+def test_written_result_follows_the_rules_unless_told():
+    game = Game(parse_position("W:W46:B41,37"))       # white is blocked: black has won
+    assert write_pdn(game).rstrip().endswith("0-2")
+    assert '[Result "2-0"]' in write_pdn(game, {"Result": "2-0"})
+    assert "{white lost on time}" in write_pdn(Game(), {"Result": "0-2"}, "white lost on time")
