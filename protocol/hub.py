@@ -1,0 +1,506 @@
+"""``rafle hub``: the Hub protocol (version 2, as spoken by Scan 3.1) on stdin/stdout.
+
+This module turns Hub lines into calls on the engine's public API and the results back
+into lines; it never thinks.  The behaviour follows ``shared/spec/protocols.md`` §1, the
+client checklist §2.8 and the recommendations §7:
+
+* A reader thread queues stdin lines; the main loop executes them one by one.  End of input
+  stops any search and exits.  During a search ``ping`` is answered at once, ``ponder-hit``
+  is passed on, and any other line stops the search (``done`` is printed) and is then
+  executed, as Scan does.  ``stop`` and ``ponder-hit`` while idle are ignored.
+* ``error message="..."`` is printed only for genuinely malformed input (a bad ``pos``, an
+  illegal move in ``moves``); unknown commands, arguments and parameters are ignored
+  silently, because py-draughts raises on ``error`` lines (§6 P10).
+* Nothing is ever written to stderr (pydraughts merges it into stdout): fd 2 goes to
+  ``os.devnull`` or to the log file named by the environment variable ``RAFLE_LOG``, which
+  also records every line in (``>``) and out (``<``).  Every stdout line is flushed.
+* Importing numba takes longer than the 0.5 s a client should wait for ``wait``, so the
+  engine is loaded in a background thread after the handshake, and ``init`` waits for it.
+  The ``param`` declarations come from the engine (variants, ``Searcher.options()``); they
+  are cached beside numba's own cache, keyed by the version and the source files' sizes and
+  mtimes, so that a warm start answers ``hub`` without importing numba.
+
+Non-standard extension, for scripted correctness runs (clients that do not know it never
+send it): after ``pos``, ``perft depth=N`` prints one ``info move=<hub move> nodes=<n>`` line
+per legal root move (the number of ``N``-ply move sequences starting with that move; a
+capture is counted once however many ways it can be played) and a final
+``perft nodes=<total> time=<seconds>``.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import queue
+import sys
+import threading
+import time
+import traceback
+import warnings
+from pathlib import Path
+
+from .hubwire import Command, error_line, info_line, line, parse_number, tokenize
+
+NAME = "Rafle"
+AUTHOR = "Rafle authors"
+COUNTRY = "International"
+QUIT = object()
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("rafle")
+    except Exception:  # not installed as a distribution (e.g. run from a bare checkout)
+        return "0"
+
+
+# ----- output -----------------------------------------------------------------------
+
+class Output:
+    """Writes whole lines to stdout, flushed, one writer at a time; optionally logs them."""
+
+    def __init__(self, stream, log=None):
+        self.stream = stream
+        self.log = log
+        self.lock = threading.Lock()
+        self.broken = threading.Event()
+
+    def send(self, text: str) -> None:
+        if not text:
+            return  # a blank line aborts GWD's match driver
+        with self.lock:
+            self.note("< " + text)
+            if self.broken.is_set():
+                return
+            try:
+                self.stream.write((text + "\n").encode("utf-8", "replace"))
+                self.stream.flush()
+            except (OSError, ValueError):  # the GUI has gone: behave as on end of input
+                self.broken.set()
+
+    def note(self, text: str) -> None:
+        if self.log is not None:
+            try:
+                self.log.write(f"{time.strftime('%H:%M:%S')} {text}\n")
+                self.log.flush()
+            except (OSError, ValueError):
+                pass
+
+
+def _silence_stderr():
+    """Send fd 2 and Python's warnings to the log file (``RAFLE_LOG``) or to nowhere."""
+    log = None
+    path = os.environ.get("RAFLE_LOG")
+    if path:
+        try:
+            log = open(path, "a", encoding="utf-8", buffering=1)
+        except OSError:
+            log = None
+    sink = log if log is not None else open(os.devnull, "w")
+    os.dup2(sink.fileno(), 2)  # also catches writes from C code (LLVM, numba)
+    sys.stderr = sink
+    warnings.simplefilter("ignore")
+    warnings.showwarning = lambda *args, **kwargs: None
+    return log
+
+
+# ----- the engine, loaded off the main thread -----------------------------------------
+
+class EngineLoader:
+    """Imports the engine and builds a ``Searcher`` in a thread; ``get()`` waits for it."""
+
+    def __init__(self, out: Output):
+        self.out = out
+        self.thread: threading.Thread | None = None
+        self.error: str | None = None
+        self.engine = self.search = self.searcher = None
+
+    def start(self) -> None:
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._load, name="engine-loader", daemon=True)
+            self.thread.start()
+
+    def get(self) -> "EngineLoader":
+        self.start()
+        self.thread.join()
+        if self.error:
+            raise RuntimeError(f"engine failed to load: {self.error}")
+        return self
+
+    def _load(self) -> None:
+        try:
+            import engine
+            from engine import search
+            self.engine, self.search = engine, search
+            self.searcher = search.Searcher()
+        except BaseException as exc:  # reported by get(); the protocol keeps serving
+            self.error = f"{type(exc).__name__}: {exc}"
+            self.out.note(traceback.format_exc())
+
+
+def param_lines(loaded: EngineLoader) -> list[str]:
+    """The ``param`` declarations: the variant enum first, then the searcher's options."""
+    engine = loaded.engine
+    names = " ".join(v.hub_name for v in engine.VARIANTS.values())
+    # values is always quoted, as the spec's examples show (pydraughts strips the quotes).
+    lines = [line("param", ("name", "variant"), ("value", engine.INTERNATIONAL.hub_name),
+                  ("type", "enum")) + f' values="{names}"']
+    for opt in loaded.searcher.options():
+        pairs = [("name", opt.name), ("value", opt.default), ("type", opt.type)]
+        if opt.min is not None:
+            pairs.append(("min", opt.min))
+        if opt.max is not None:
+            pairs.append(("max", opt.max))
+        text = line("param", *pairs)
+        if opt.values:
+            text += ' values="' + " ".join(opt.values) + '"'
+        lines.append(text)
+    return lines
+
+
+def _cache_path(version: str) -> Path | None:
+    """Where the ``param`` lines of this exact build are cached, or None if unknown."""
+    try:
+        spec = importlib.util.find_spec("engine")  # finds the package without running it
+        engine_dir = Path(spec.submodule_search_locations[0])
+        parts = [version]
+        here = Path(__file__).resolve()
+        for path in [*sorted(engine_dir.glob("*.py")), here, here.with_name("hubwire.py")]:
+            st = path.stat()
+            parts.append(f"{path.parent.name}/{path.name}:{st.st_size}:{st.st_mtime_ns}")
+        digest = hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
+        base = os.environ.get("NUMBA_CACHE_DIR") or str(engine_dir / "__pycache__")
+        return Path(base) / f"rafle-hub-params-{digest}.txt"
+    except Exception:
+        return None
+
+
+def cached_params(path: Path | None) -> list[str] | None:
+    if path is None:
+        return None
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    return lines if lines and all(x.startswith("param name=") for x in lines) else None
+
+
+def store_params(path: Path | None, lines: list[str]) -> None:
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        os.replace(tmp, path)  # atomic: two engines starting together never see half a file
+        for old in path.parent.glob("rafle-hub-params-*.txt"):
+            if old != path:
+                old.unlink(missing_ok=True)  # left by an earlier build
+    except OSError:
+        pass
+
+
+# ----- level ----------------------------------------------------------------------------
+
+class Level:
+    """``level`` lines accumulated since the last ``pos`` or search."""
+
+    INTEGERS = ("depth", "nodes", "moves")
+    REALS = ("move-time", "time", "inc")
+
+    def __init__(self):
+        self.fields: dict[str, float | int | bool] = {}
+
+    def update(self, cmd: Command) -> None:
+        for key, value in cmd.args:
+            if key == "infinite":
+                self.fields["infinite"] = True
+            elif key in self.INTEGERS or key in self.REALS:
+                number = parse_number(value, integer=key in self.INTEGERS)
+                if number is not None:
+                    self.fields[key] = number
+            # anything else (handicap, ply, ponder, ...) is ignored, as the spec asks
+
+    def limits(self, limits_type, analyze: bool):
+        """The search limits; a negative clock or budget means "move now"."""
+        f = self.fields
+        if not f and analyze:
+            return limits_type(infinite=True)  # analysis without a level runs until stop
+        time_left, inc = f.get("time"), max(0.0, f.get("inc", 0.0))
+        if time_left is not None and time_left < 0:
+            # The Hub increment is added before the move, so time + inc is what is left.
+            time_left, inc = 0.0, max(0.0, time_left + inc)
+        moves = f.get("moves")
+        return limits_type(
+            depth=max(1, f["depth"]) if "depth" in f else None,
+            nodes=max(1, f["nodes"]) if "nodes" in f else None,
+            movetime=max(0.0, f["move-time"]) if "move-time" in f else None,
+            time=time_left, inc=inc,
+            moves=moves if moves is not None and moves > 0 else None,
+            infinite=bool(f.get("infinite", False)))
+
+
+# ----- the protocol loop ----------------------------------------------------------------
+
+class Hub:
+    """State of one Hub conversation: the game, the level, the running job."""
+
+    def __init__(self, out: Output, events: queue.Queue):
+        self.out = out
+        self.events = events
+        self.loader = EngineLoader(out)
+        self.variant = None            # engine Variant; None until the engine is loaded
+        self.positions: list = []      # game from the root given by `pos`, current last
+        self.level = Level()
+        self.job: threading.Thread | None = None
+        self.pondering = False
+
+    # ---- main loop ----
+    def run(self) -> int:
+        while True:
+            kind, text = self.events.get()
+            if kind == "eof" or self.out.broken.is_set():
+                self.end_job(give_up_after=1.0)
+                return 0
+            self.out.note("> " + text)
+            cmd = tokenize(text)
+            if cmd is None:
+                continue  # blank line
+            if self.busy():
+                if cmd.name == "ping":
+                    self.out.send("pong")
+                    continue
+                if cmd.name == "ponder-hit":
+                    if self.pondering:
+                        self.pondering = False
+                        self.loader.searcher.ponder_hit()
+                    continue
+                self.end_job()  # any other line ends the search, then is executed (Scan)
+            if self.execute(cmd) is QUIT:
+                return 0
+
+    def execute(self, cmd: Command):
+        handler = self.HANDLERS.get(cmd.name)
+        if handler is None:
+            return None  # unknown command: ignored silently (spec; py-draughts raises on error)
+        try:
+            return handler(self, cmd)
+        except Exception as exc:
+            self.out.note(traceback.format_exc())
+            self.out.send(error_line(f"{cmd.name}: {exc}"))
+            return None
+
+    def busy(self) -> bool:
+        return self.job is not None and self.job.is_alive()
+
+    def end_job(self, give_up_after: float | None = None) -> None:
+        """Stop the running search (its ``done`` is printed) and wait for it."""
+        if self.job is None:
+            return
+        start = time.monotonic()
+        while self.job.is_alive():
+            if self.loader.searcher is not None:
+                self.loader.searcher.stop()  # again each time: the search may not have begun
+            self.job.join(0.02)
+            if give_up_after is not None and time.monotonic() - start > give_up_after:
+                break  # leaving anyway (perft cannot be stopped); the thread is a daemon
+        self.job = None
+        self.pondering = False
+
+    def start_job(self, target, *args) -> None:
+        self.job = threading.Thread(target=target, args=args, name="hub-job", daemon=True)
+        self.job.start()
+
+    # ---- game state ----
+    def engine(self):
+        loaded = self.loader.get()
+        if self.variant is None:
+            self.variant = loaded.engine.INTERNATIONAL
+            self.positions = [loaded.engine.start_position(self.variant)]
+        return loaded.engine
+
+    # ---- commands ----
+    def cmd_hub(self, cmd: Command):
+        version = _version()
+        self.out.send(line("id", ("name", NAME), ("version", version), ("author", AUTHOR),
+                           ("country", COUNTRY)))
+        path = _cache_path(version)
+        params = cached_params(path)
+        if params is None:
+            self.engine()
+            params = param_lines(self.loader)
+            store_params(path, params)
+        for text in params:
+            self.out.send(text)
+        self.out.send("wait")
+        self.loader.start()  # numba loads while the GUI sends set-param and init
+
+    def cmd_set_param(self, cmd: Command):
+        name, value = cmd.get("name"), cmd.get("value")
+        if not name or value is None or value.lower() == "none":
+            return  # nothing usable to set: ignored, never an exit (spec §6 P11)
+        engine = self.engine()
+        if name == "variant":
+            try:
+                variant = engine.get_variant(value)
+            except engine.BadInput:
+                return
+            if variant is not self.variant:
+                self.variant = variant
+                self.positions = [engine.start_position(variant)]
+            return
+        self.loader.searcher.set_option(name, value)  # False for unknown names or bad values
+
+    def cmd_init(self, cmd: Command):
+        engine = self.engine()
+        engine.warm_up()
+        self.loader.searcher.warm_up()
+        self.out.send("ready")
+
+    def cmd_ping(self, cmd: Command):
+        self.out.send("pong")
+
+    def cmd_new_game(self, cmd: Command):
+        self.engine()
+        self.loader.searcher.new_game()
+
+    def cmd_quit(self, cmd: Command):
+        return QUIT
+
+    def cmd_ignore(self, cmd: Command):
+        return None  # stop / ponder-hit while idle
+
+    def cmd_level(self, cmd: Command):
+        self.level.update(cmd)
+
+    def cmd_pos(self, cmd: Command):
+        engine = self.engine()
+        self.level = Level()
+        if cmd.error:
+            self.out.send(error_line(f"bad position: {cmd.error}"))
+            return
+        text = cmd.get("pos")
+        try:
+            root = (engine.start_position(self.variant) if text is None or cmd.has("start")
+                    else engine.parse_position(text, self.variant))
+        except engine.BadInput as exc:
+            self.out.send(error_line(f"bad position: {exc}"))
+            return  # the previous game stays, as in Scan
+        positions = [root]
+        for word in (cmd.get("moves") or "").split():
+            try:
+                move = engine.move_from_hub(positions[-1], word)
+            except engine.BadInput as exc:
+                reason = str(exc)
+                if reason.startswith(f"illegal move {word}: "):
+                    reason = reason[len(f"illegal move {word}: "):]
+                self.out.send(error_line(f"illegal move {word} (ply {len(positions)}): {reason}"))
+                break  # keep the position reached before the bad move, as Scan does
+            positions.append(engine.play(positions[-1], move))
+        self.positions = positions
+
+    def cmd_go(self, cmd: Command):
+        loaded = self.loader.get()
+        self.engine()
+        ponder, analyze = cmd.has("ponder"), cmd.has("analyze")
+        limits = self.level.limits(loaded.search.Limits, analyze)
+        self.level = Level()  # a level serves one search only
+        self.pondering = ponder
+        self.start_job(self.search_job, self.positions[-1], list(self.positions[:-1]), limits,
+                       ponder, analyze)
+
+    def cmd_perft(self, cmd: Command):
+        self.engine()
+        depth = parse_number(cmd.get("depth"), integer=True)
+        if depth is None or depth < 0:
+            self.out.send(error_line("perft needs depth=N with N >= 0"))
+            return
+        self.start_job(self.perft_job, self.positions[-1], depth)
+
+    HANDLERS = {
+        "hub": cmd_hub, "set-param": cmd_set_param, "init": cmd_init, "ping": cmd_ping,
+        "new-game": cmd_new_game, "quit": cmd_quit, "stop": cmd_ignore,
+        "ponder-hit": cmd_ignore, "level": cmd_level, "pos": cmd_pos, "go": cmd_go,
+        "perft": cmd_perft,
+    }
+
+    # ---- jobs (run in the job thread) ----
+    def search_job(self, pos, history, limits, ponder: bool, analyze: bool) -> None:
+        engine, searcher = self.loader.engine, self.loader.searcher
+
+        def on_info(info) -> None:
+            try:
+                self.out.send(info_line(info.depth, info.mean_depth, info.score, info.nodes,
+                                        info.time, [engine.move_to_hub(m) for m in info.pv]))
+            except Exception:  # a report must never abort the search that makes the move
+                self.out.note(traceback.format_exc())
+
+        move = reply = None
+        try:
+            result = searcher.search(pos, history, limits, on_info=on_info, ponder=ponder,
+                                     analyze=analyze)
+            move, reply = result.move, result.ponder
+        except Exception:
+            self.out.note(traceback.format_exc())
+        self.out.send(self.done_line(engine, pos, move, reply))
+
+    def done_line(self, engine, pos, move, reply) -> str:
+        """``done move=X [ponder=Y]``; a bare ``done`` only when there is no legal move."""
+        legal = engine.legal_moves(pos)
+        if move not in legal:
+            if move is not None:
+                self.out.note(f"search returned an illegal move {move}")
+            # Never lose a game to a fault: any legal move beats none.
+            move = legal[0] if legal else None
+        if move is None:
+            return "done"
+        text = f"done move={engine.move_to_hub(move)}"
+        if reply is not None and reply in engine.legal_moves(engine.play(pos, move)):
+            text += f" ponder={engine.move_to_hub(reply)}"
+        return text
+
+    def perft_job(self, pos, depth: int) -> None:
+        engine = self.loader.engine
+        start = time.perf_counter()
+        total = 1
+        if depth > 0:
+            total = 0
+            for move, nodes in engine.perft_divide(pos, depth):
+                total += nodes
+                self.out.send(line("info", ("move", engine.move_to_hub(move)),
+                                   ("nodes", str(nodes))))
+        elapsed = time.perf_counter() - start
+        self.out.send(line("perft", ("nodes", str(total)), ("time", f"{elapsed:.3f}")))
+
+
+def _read_lines(stream, events: queue.Queue) -> None:
+    try:
+        for raw in iter(stream.readline, b""):
+            events.put(("line", raw.decode("utf-8", "replace").strip()))
+    except (OSError, ValueError):
+        pass
+    events.put(("eof", ""))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the Hub loop until ``quit`` or end of input.  Arguments are ignored (clients pass
+    ``hub`` and ``--key=value`` options)."""
+    if argv and argv[0] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
+    log = _silence_stderr()
+    out = Output(sys.stdout.buffer, log)
+    events: queue.Queue = queue.Queue()
+    reader = threading.Thread(target=_read_lines, args=(sys.stdin.buffer, events),
+                              name="hub-reader", daemon=True)
+    reader.start()
+    hub = Hub(out, events)
+    try:
+        return hub.run()
+    except KeyboardInterrupt:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
