@@ -8,10 +8,12 @@ from numba import njit
 
 if numba.config.DISABLE_JIT:
 
+    # int(): shifts by table entries give numpy int64, which has no bit_length.
     def popcount(x):
-        return bin(x & 0xFFFFFFFFFFFFFFFF).count("1")
+        return bin(int(x) & 0xFFFFFFFFFFFFFFFF).count("1")
 
     def lsb_index(x):
+        x = int(x)
         return ((x & -x).bit_length() - 1) if x else 64
 
 else:
