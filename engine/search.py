@@ -1,15 +1,33 @@
-"""Iterative deepening search driven from Python, one jitted call per iteration.
+"""Iterative deepening driven from Python, one jitted call per iteration.
 
-Public face of the search: the value types ``Limits``, ``Info``, ``Result``,
-``Option`` and the ``Searcher`` that owns the transposition table and the
-ordering tables.  (Body in progress: the kernel lands in a following commit.)
+``Searcher`` owns the transposition table, the ordering tables and the kernel's
+scratch arrays, and runs one search at a time.  Each iteration calls
+:func:`engine.negamax.search_root` (with aspiration windows from depth 5: a result
+outside the window is searched again with a wider one).  The kernel releases the
+GIL, so a protocol thread keeps answering while a search runs; ``stop`` and the
+time-out timer end a search by setting the kernel's stop flag.
+
+Draw rules reach the kernel as the root's counters and the Zobrist keys of the
+game's reversible tail (positions that can still repeat); see ``_root_counters``.
 """
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import dataclass
 from typing import Callable
 
-from .position import Move, Position, legal_moves
+import numpy as np
+
+from . import negamax as nm
+from . import timeman
+from . import tt
+from .eval import WEIGHTS, eval_tables, evaluate
+from .movegen import FLAG_PROMOTE, new_move_buffer, new_state
+from .position import Move, Position, legal_moves, start_position
+from .zobrist import ZOBRIST, board_key
+
+HISTORY_KEYS = 100   # the 25-move rule ends a reversible chain after 50 plies
 
 
 @dataclass(frozen=True)
@@ -62,33 +80,298 @@ class Option:
     values: tuple[str, ...] = ()
 
 
+DEFAULT_THRESHOLD = True
+DEFAULT_MARGIN = 300
+DEFAULT_INTERVAL = 3
+_INT_OPTIONS = {  # name: (default, min, max)
+    "tt-size": (tt.DEFAULT_LOG2, tt.MIN_LOG2, tt.MAX_LOG2),
+    "threshold-margin": (DEFAULT_MARGIN, 0, 5000),
+    "threshold-interval": (DEFAULT_INTERVAL, 1, 32),
+}
+
+
+def _parse_bool(value: str) -> bool | None:
+    v = str(value).strip().lower()
+    return True if v in ("true", "1", "on", "yes") else False if v in ("false", "0", "off", "no") else None
+
+
+def _parse_int(value: str, lo: int, hi: int) -> int | None:
+    try:
+        n = int(str(value).strip())
+    except ValueError:
+        return None
+    return n if lo <= n <= hi else None
+
+
 class Searcher:
-    """Owns the search tables; one search at a time."""
+    """Owns the search tables; one search at a time (``stop``/``ponder_hit`` from any thread)."""
 
-    def __init__(self, tt_log2: int = 22):
-        self.tt_log2 = tt_log2
+    def __init__(self, tt_log2: int = tt.DEFAULT_LOG2):
+        self.tt_log2 = max(tt.MIN_LOG2, min(int(tt_log2), tt.MAX_LOG2))
+        self.threshold = DEFAULT_THRESHOLD
+        self.threshold_margin = DEFAULT_MARGIN
+        self.threshold_interval = DEFAULT_INTERVAL
+        self._tt_keys, self._tt_data = tt.new_table(self.tt_log2)
+        self._killers = np.zeros((nm.MAX_PLY, 2), dtype=np.int64)
+        self._hist = np.zeros((2, 64, 64), dtype=np.int64)
+        self._st, self._order, self._pv, self._pvlen = nm.new_stack()
+        self._buf = new_move_buffer(nm.MAX_PLY)
+        self._state = new_state()
+        self._keys = np.zeros(HISTORY_KEYS + nm.MAX_PLY + 1, dtype=np.int64)
+        self._params = np.zeros(nm.P_SIZE, dtype=np.int64)
+        self._ctl = np.zeros(nm.C_SIZE, dtype=np.int64)
+        self._age = 0
+        self._cond = threading.Condition()
+        self._running = False
+        self._stopped = False
+        self._pondering = False
+        self._clock_start = 0.0
 
+    # ----- options ---------------------------------------------------------------
     def options(self) -> list[Option]:
-        return []
+        """The tunables, as Hub ``param`` declarations."""
+        out = [Option("tt-size", "int", str(self.tt_log2), str(tt.MIN_LOG2), str(tt.MAX_LOG2)),
+               Option("threshold", "bool", "true" if self.threshold else "false")]
+        for name in ("threshold-margin", "threshold-interval"):
+            _, lo, hi = _INT_OPTIONS[name]
+            out.append(Option(name, "int", str(getattr(self, name.replace("-", "_"))), str(lo), str(hi)))
+        return out
 
     def set_option(self, name: str, value: str) -> bool:
-        return False
+        """Set one option; False (and nothing changed) for an unknown name or a bad value."""
+        if self._running:
+            return False
+        if name == "threshold":
+            flag = _parse_bool(value)
+            if flag is None:
+                return False
+            self.threshold = flag
+            return True
+        if name not in _INT_OPTIONS:
+            return False
+        _, lo, hi = _INT_OPTIONS[name]
+        n = _parse_int(value, lo, hi)
+        if n is None:
+            return False
+        if name == "tt-size":
+            if n != self.tt_log2:
+                try:
+                    self._tt_keys, self._tt_data = tt.new_table(n)
+                except MemoryError:
+                    return False
+                self.tt_log2 = n
+            return True
+        setattr(self, name.replace("-", "_"), n)
+        return True
 
     def new_game(self) -> None:
-        pass
+        """Forget everything learnt: transposition table, killers, history."""
+        self._tt_keys.fill(0)
+        self._tt_data.fill(0)
+        self._killers.fill(0)
+        self._hist.fill(0)
+        self._age = 0
 
     def warm_up(self) -> None:
-        pass
+        """Compile or load every kernel with a tiny search, then forget it."""
+        pos = start_position()
+        self.search(pos, [], Limits(depth=3))
+        saved = self.threshold
+        self.threshold = not saved
+        self.search(pos, [], Limits(depth=2))
+        self.threshold = saved
+        self.new_game()
 
+    # ----- control from other threads ----------------------------------------------
+    def stop(self) -> None:
+        """End the running search soon (the kernel polls the flag); no-op when idle."""
+        with self._cond:
+            if self._running:
+                self._stopped = True
+                self._ctl[nm.C_STOP] = 1
+                self._cond.notify_all()
+
+    def ponder_hit(self) -> None:
+        """The ponder search becomes a timed search; its clock starts now."""
+        with self._cond:
+            if self._running and self._pondering:
+                self._pondering = False
+                self._clock_start = time.monotonic()
+                self._cond.notify_all()
+
+    # ----- the search ------------------------------------------------------------------
     def search(self, pos: Position, history: list[Position], limits: Limits,
                on_info: Callable[[Info], None] | None = None, ponder: bool = False,
                analyze: bool = False) -> Result:
-        moves = legal_moves(pos)
-        move = moves[0] if moves else None
-        return Result(move, None, None, 0, 0, 0.0, (move,) if move else ())
+        """Search ``pos`` (``history``: the game's positions before it, oldest first)."""
+        start = time.monotonic()
+        with self._cond:
+            self._running = True
+            self._stopped = False
+            self._pondering = ponder
+            self._clock_start = start
+            self._ctl[nm.C_STOP] = 0
+        timer = None
+        try:
+            moves = legal_moves(pos)
+            if not moves:
+                return Result(None, None, None, 0, 0, time.monotonic() - start, ())
+            if len(moves) == 1 and not (ponder or analyze):
+                return Result(moves[0], None, None, 0, 0, time.monotonic() - start, (moves[0],))
+            plan = timeman.plan(limits, analyze=analyze or ponder)
+            if plan.hard is not None:
+                timer = threading.Thread(target=self._timer, args=(plan.hard,), daemon=True)
+                timer.start()
+            return self._iterate(pos, history, plan, moves, on_info, start)
+        finally:
+            with self._cond:
+                self._running = False
+                self._cond.notify_all()
+            if timer is not None:
+                timer.join()
 
-    def stop(self) -> None:
-        pass
+    def _timer(self, hard: float) -> None:
+        with self._cond:
+            while self._running:
+                if self._pondering:
+                    self._cond.wait()
+                    continue
+                left = self._clock_start + hard - time.monotonic()
+                if left <= 0:
+                    self._ctl[nm.C_STOP] = 1
+                    return
+                self._cond.wait(left)
 
-    def ponder_hit(self) -> None:
-        pass
+    def _setup_root(self, pos: Position, history: list[Position]) -> None:
+        rev, eg = _root_counters(pos, history)
+        chain = history[len(history) - rev:] if rev else []
+        chain = chain[-HISTORY_KEYS:]
+        for i, p in enumerate(chain):
+            self._keys[i] = board_key(p.white, p.black, p.kings, p.turn, ZOBRIST)
+        self._h0 = len(chain)
+        key = board_key(pos.white, pos.black, pos.kings, pos.turn, ZOBRIST)
+        self._keys[self._h0] = key
+        st = self._st[0]
+        st[nm.F_W], st[nm.F_B], st[nm.F_K], st[nm.F_T] = pos.white, pos.black, pos.kings, pos.turn
+        st[nm.F_KEY], st[nm.F_REV], st[nm.F_EG] = key, min(rev, len(chain)), eg
+        v = pos.variant
+        self._tables = (v.table, v.steps, eval_tables(v))
+        root_eval = int(evaluate(pos.white, pos.black, pos.kings, pos.turn, v.table,
+                                 self._tables[2], WEIGHTS))
+        P = self._params
+        P[nm.P_THRESHOLD] = int(self.threshold)
+        P[nm.P_LO] = root_eval - self.threshold_margin
+        P[nm.P_HI] = root_eval + self.threshold_margin
+        P[nm.P_INTERVAL] = self.threshold_interval
+        P[nm.P_AGE] = self._age
+        self._age = (self._age + 1) & 31
+
+    def _kernel(self, depth: int, alpha: int, beta: int, budget: int, can_stop: bool) -> int:
+        ctl = self._ctl
+        ctl[nm.C_NODES] = 0
+        ctl[nm.C_NODE_LIMIT] = budget
+        ctl[nm.C_CAN_STOP] = int(can_stop)
+        V, S, T = self._tables
+        return int(nm.search_root(self._st, depth, alpha, beta, V, S, T, WEIGHTS, ZOBRIST,
+                                  self._tt_keys, self._tt_data, self._killers, self._hist,
+                                  self._keys, self._h0, self._params, ctl, self._buf,
+                                  self._order, self._pv, self._pvlen, self._state))
+
+    def _root_pv(self, pos: Position) -> tuple[Move, ...]:
+        out = []
+        v = pos.variant
+        for j in range(int(self._pvlen[0])):
+            row = self._pv[0, j]
+            cap = int(row[2])
+            captured = tuple(sorted(v.bit_square(b) for b in range(64) if (cap >> b) & 1))
+            out.append(Move(v.bit_square(int(row[0])), v.bit_square(int(row[1])), captured,
+                            bool(row[3] & FLAG_PROMOTE)))
+        return tuple(out)
+
+    def _iterate(self, pos, history, plan, moves, on_info, start) -> Result:
+        self._setup_root(pos, history)
+        node_cap = plan.nodes if plan.nodes is not None else 1 << 62
+        nodes = 0
+        best = None   # (depth, score, pv) of the last completed iteration
+        partial = None
+        for depth in range(1, plan.depth + 1):
+            self._ctl[nm.C_LEAVES] = self._ctl[nm.C_LEAF_PLY] = 0
+            lo, hi = -nm.INF, nm.INF
+            delta = 30
+            if depth >= 5 and best is not None and abs(best[1]) < nm.WIN_BOUND:
+                lo, hi = best[1] - delta, best[1] + delta
+            while True:
+                score = self._kernel(depth, lo, hi, node_cap - nodes, depth > 1)
+                nodes += int(self._ctl[nm.C_NODES])
+                aborted = bool(self._ctl[nm.C_ABORTED])
+                if aborted:
+                    break
+                if score <= lo:
+                    lo = -nm.INF if score < -nm.WIN_BOUND else max(-nm.INF, score - delta)
+                elif score >= hi:
+                    hi = nm.INF if score > nm.WIN_BOUND else min(nm.INF, score + delta)
+                else:
+                    break
+                delta *= 3
+            if aborted:
+                if self._ctl[nm.C_ROOT_DONE]:
+                    partial = self._root_pv(pos)
+                break
+            pv = self._root_pv(pos)
+            best = (depth, score, pv)
+            partial = None
+            elapsed = time.monotonic() - start
+            if on_info is not None:
+                leaves = int(self._ctl[nm.C_LEAVES])
+                mean = float(self._ctl[nm.C_LEAF_PLY]) / leaves if leaves else float(depth)
+                on_info(Info(depth, mean, score, nodes, elapsed, pv))
+            if self._done_after_iteration(plan, depth, score, nodes, node_cap):
+                break
+        elapsed = time.monotonic() - start
+        if partial:
+            pv = partial
+        elif best is not None:
+            pv = best[2]
+        else:
+            pv = (moves[0],)
+        score = best[1] if best is not None else None
+        depth = best[0] if best is not None else 0
+        return Result(pv[0], pv[1] if len(pv) > 1 else None, score, depth, nodes, elapsed, pv)
+
+    def _done_after_iteration(self, plan, depth, score, nodes, node_cap) -> bool:
+        with self._cond:
+            if self._stopped or nodes >= node_cap:
+                return True
+            if self._pondering:
+                return False
+            clock = time.monotonic() - self._clock_start
+        if plan.soft is not None and clock >= plan.soft:
+            return True
+        # A forced result proven within the depth searched cannot change.
+        return abs(score) > nm.WIN_BOUND and depth >= nm.MATE - abs(score) + 2 and plan.hard is not None
+
+
+def _material(p: Position) -> tuple[int, int, int, int]:
+    return (p.white & ~p.kings, p.black & ~p.kings, bin(p.white).count("1"), bin(p.black).count("1"))
+
+
+def _root_counters(pos: Position, history: list[Position]) -> tuple[int, int]:
+    """(plies since the last capture or man move, plies since the material last changed).
+
+    The first counts toward the 25-move rule and bounds repetitions; the second toward
+    the 16- and 5-move rules, whose count starts with the capture or promotion that
+    makes the material balance.
+    """
+    seq = list(history) + [pos]
+    rev = 0
+    i = len(seq) - 1
+    while i > 0 and _material(seq[i - 1]) == _material(seq[i]):
+        rev += 1
+        i -= 1
+    eg = 0
+    sig = lambda p: (p.count(0), p.count(1))
+    i = len(seq) - 1
+    while i > 0 and sig(seq[i - 1]) == sig(seq[i]):
+        eg += 1
+        i -= 1
+    return rev, eg

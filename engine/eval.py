@@ -1,0 +1,212 @@
+"""Static evaluation: a numba kernel over bitboards, integer hundredths of a man.
+
+The score is from the side to move's point of view.  Every term is a count of
+pieces or moves times a weight from ``WEIGHTS`` (an int64 array, so a tuner can pass
+another one); the masks the terms need are built once per board width by
+:func:`eval_tables`.  ``tests/test_search.py`` holds a slow twin written square by
+square from the definitions below; keep the two in step.
+
+Terms (White's count minus Black's; "row" of a man counts from its own back row, 0):
+
+* material: men and kings;
+* advancement (tempo): a weight per row for each man; back-rank guard: men on row 0;
+* centre: men on the six central squares (22-24, 27-29 on 10x10);
+* support: men whose two rear diagonal neighbours are own pieces; outposts: supported
+  men in the far half of the board;
+* balance: minus the difference between men on the left and the right half;
+* blocked men (locked formations): minus men with no free forward square;
+* mobility: quiet moves of men and of kings;
+* runaway men: a man in the far half with no piece in the cone ahead of it, while
+  the other side has no king, cannot be stopped from crowning;
+* kings on the long diagonal;
+* drawish endings: the side ahead with at most three pieces against a king keeps a
+  fraction of its score (1 king against 3 is a draw in practice and by the 16-move rule);
+* the side to move gets a small tempo bonus.
+"""
+from functools import lru_cache
+
+import numpy as np
+from numba import njit
+
+from .bits import lsb_index, popcount
+from .movegen import shift
+from .variants import (
+    V_BOARD, V_FLYING_KING, V_SHIFT_DL, V_SHIFT_DR, V_SHIFT_UL, V_SHIFT_UR, V_WIDTH,
+)
+
+# ----- weights -------------------------------------------------------------------
+MAN, KING, ROW = 0, 1, 2          # ROW..ROW+9: advancement of a man by its row
+BACK = 12
+CENTRE = 13
+SUPPORT = 14
+OUTPOST = 15
+BALANCE = 16
+BLOCKED = 17
+MOB_MAN = 18
+MOB_KING = 19
+RUNAWAY = 20
+RUN_ROW = 21
+KING_DIAG = 22
+TEMPO = 23
+DRAW_DIV = 24
+N_WEIGHTS = 25
+
+WEIGHTS = np.zeros(N_WEIGHTS, dtype=np.int64)
+WEIGHTS[MAN] = 100
+WEIGHTS[KING] = 320
+WEIGHTS[ROW:ROW + 10] = (0, 1, 2, 3, 4, 6, 8, 11, 15, 0)
+WEIGHTS[BACK] = 4
+WEIGHTS[CENTRE] = 5
+WEIGHTS[SUPPORT] = 2
+WEIGHTS[OUTPOST] = 6
+WEIGHTS[BALANCE] = 3
+WEIGHTS[BLOCKED] = 2
+WEIGHTS[MOB_MAN] = 1
+WEIGHTS[MOB_KING] = 1
+WEIGHTS[RUNAWAY] = 50
+WEIGHTS[RUN_ROW] = 10
+WEIGHTS[KING_DIAG] = 10
+WEIGHTS[TEMPO] = 2
+WEIGHTS[DRAW_DIV] = 8
+WEIGHTS.flags.writeable = False
+
+# ----- tables --------------------------------------------------------------------
+T_ROW_W = 0        # +r: squares on White's row r (counted from White's back row)
+T_ROW_B = 10       # +r: squares on Black's row r
+T_CENTRE = 20
+T_LEFT = 21        # left half of the board (columns 0 .. width/2-1)
+T_DIAG = 22        # the long diagonal (46-5 on 10x10)
+T_FAR_W = 23       # White's far half (rows width/2 ..)
+T_FAR_B = 24
+T_CONE_W = 32      # +bit: squares ahead of a white man on bit, widening one column per row
+T_CONE_B = 96
+T_RANK = 160       # +bit: row number from the top (0 = row of square 1)
+N_TABLE = 224
+
+
+def square_coords(width: int, square: int) -> tuple[int, int]:
+    """(row from the top, column from the left) of a 1-based square."""
+    half = width // 2
+    row, i = divmod(square - 1, half)
+    return row, (2 * i + 1 if row % 2 == 0 else 2 * i)
+
+
+@lru_cache(maxsize=None)
+def _tables(width: int) -> np.ndarray:
+    T = np.zeros(N_TABLE, dtype=np.int64)
+    n = width * width // 2
+    coords = {s: square_coords(width, s) for s in range(1, n + 1)}
+    bit = {s: (s - 1) + (s - 1) // width for s in coords}
+    mid = width // 2
+    for s, (row, col) in coords.items():
+        b = 1 << bit[s]
+        T[T_ROW_W + (width - 1 - row)] |= b
+        T[T_ROW_B + row] |= b
+        if row in (mid - 1, mid) and 2 <= col <= width - 3:
+            T[T_CENTRE] |= b
+        if col < mid:
+            T[T_LEFT] |= b
+        if row + col == width - 1:
+            T[T_DIAG] |= b
+        if width - 1 - row >= mid:
+            T[T_FAR_W] |= b
+        if row >= mid:
+            T[T_FAR_B] |= b
+        T[T_RANK + bit[s]] = row
+        for s2, (r2, c2) in coords.items():
+            if r2 < row and abs(c2 - col) <= row - r2:
+                T[T_CONE_W + bit[s]] |= 1 << bit[s2]
+            if r2 > row and abs(c2 - col) <= r2 - row:
+                T[T_CONE_B + bit[s]] |= 1 << bit[s2]
+    T.flags.writeable = False
+    return T
+
+
+def eval_tables(variant) -> np.ndarray:
+    """The masks :func:`evaluate` needs for ``variant``'s board."""
+    return _tables(variant.width)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _king_moves(ks, empty, V, flying):
+    n = 0
+    for d in range(4):
+        s = V[V_SHIFT_UL + d]
+        t = shift(ks, s) & empty
+        while t:
+            n += popcount(t)
+            if not flying:
+                break
+            t = shift(t, s) & empty
+    return n
+
+
+@njit(cache=True, nogil=True)
+def evaluate(white, black, kings, turn, V, T, W):
+    """Static score of a position for the side to move, in hundredths of a man."""
+    width = V[V_WIDTH]
+    empty = V[V_BOARD] & ~(white | black)
+    ul, ur, dl, dr = V[V_SHIFT_UL], V[V_SHIFT_UR], V[V_SHIFT_DL], V[V_SHIFT_DR]
+    wm = white & ~kings
+    bm = black & ~kings
+    wk = white & kings
+    bk = black & kings
+    score = (popcount(wm) - popcount(bm)) * W[MAN] + (popcount(wk) - popcount(bk)) * W[KING]
+    for r in range(width):
+        score += W[ROW + r] * (popcount(wm & T[T_ROW_W + r]) - popcount(bm & T[T_ROW_B + r]))
+    score += W[BACK] * (popcount(wm & T[T_ROW_W]) - popcount(bm & T[T_ROW_B]))
+    score += W[CENTRE] * (popcount(wm & T[T_CENTRE]) - popcount(bm & T[T_CENTRE]))
+
+    wsup = wm & shift(white, -dl) & shift(white, -dr)
+    bsup = bm & shift(black, -ul) & shift(black, -ur)
+    score += W[SUPPORT] * (popcount(wsup) - popcount(bsup))
+    score += W[OUTPOST] * (popcount(wsup & T[T_FAR_W]) - popcount(bsup & T[T_FAR_B]))
+
+    left = T[T_LEFT]
+    score -= W[BALANCE] * (abs(popcount(wm & left) - popcount(wm & ~left))
+                           - abs(popcount(bm & left) - popcount(bm & ~left)))
+
+    w1 = shift(wm, ul) & empty
+    w2 = shift(wm, ur) & empty
+    b1 = shift(bm, dl) & empty
+    b2 = shift(bm, dr) & empty
+    score += W[MOB_MAN] * (popcount(w1) + popcount(w2) - popcount(b1) - popcount(b2))
+    wfree = wm & (shift(empty, -ul) | shift(empty, -ur))
+    bfree = bm & (shift(empty, -dl) | shift(empty, -dr))
+    score -= W[BLOCKED] * (popcount(wm & ~wfree) - popcount(bm & ~bfree))
+
+    flying = V[V_FLYING_KING] != 0
+    if wk | bk:
+        score += W[MOB_KING] * (_king_moves(wk, empty, V, flying) - _king_moves(bk, empty, V, flying))
+        score += W[KING_DIAG] * (popcount(wk & T[T_DIAG]) - popcount(bk & T[T_DIAG]))
+
+    occupied = white | black
+    if bk == 0:
+        c = wm & T[T_FAR_W]
+        while c:
+            b = lsb_index(c)
+            c &= c - 1
+            if T[T_CONE_W + b] & occupied == 0:
+                score += W[RUNAWAY] + W[RUN_ROW] * (width - 1 - T[T_RANK + b])
+    if wk == 0:
+        c = bm & T[T_FAR_B]
+        while c:
+            b = lsb_index(c)
+            c &= c - 1
+            if T[T_CONE_B + b] & occupied == 0:
+                score -= W[RUNAWAY] + W[RUN_ROW] * T[T_RANK + b]
+
+    if score > 0 and bk != 0 and popcount(white) <= 3:
+        score = score // W[DRAW_DIV]
+    elif score < 0 and wk != 0 and popcount(black) <= 3:
+        score = -((-score) // W[DRAW_DIV])
+    if turn:
+        score = -score
+    return score + W[TEMPO]
+
+
+def evaluate_position(pos, weights: np.ndarray = WEIGHTS) -> int:
+    """The static score of ``pos`` for its side to move (hundredths of a man)."""
+    v = pos.variant
+    return int(evaluate(pos.white, pos.black, pos.kings, pos.turn, v.table,
+                        eval_tables(v), weights))

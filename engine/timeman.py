@@ -1,0 +1,79 @@
+"""Time management: turn a search's limits into a depth cap, a node cap and two clocks.
+
+``soft``: no new iteration starts after this many seconds; ``hard``: the running
+iteration is aborted (a timer thread sets the kernel's stop flag) and the best
+move found so far is played.  Both count from the moment the clock starts: the
+start of the search, or ``ponder_hit`` for a ponder search.
+
+Hub clock semantics: ``Limits.time`` is what is left on the clock for this move
+(the increment for this move already added), ``inc`` what the next moves will add.
+The engine never plans to use all of it: a reserve covers Python's own overhead,
+the timer thread's wake-up and the pipe to the GUI.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MAX_DEPTH = 100
+DEFAULT_MOVETIME = 1.0    # seconds, when a normal search is given no limit at all
+DEFAULT_MOVES_TO_GO = 30  # moves the remaining clock must last without a moves= field
+OVERHEAD = 0.03           # seconds lost between the engine's answer and the GUI's clock
+MIN_THINK = 0.005
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one search may use: iterations up to ``depth``, at most ``nodes`` nodes,
+    and the soft and hard time budgets in seconds (None: no time limit)."""
+
+    depth: int = MAX_DEPTH
+    nodes: int | None = None
+    soft: float | None = None
+    hard: float | None = None
+
+
+def reserve(clock: float) -> float:
+    """Seconds kept back from a remaining clock of ``clock`` seconds."""
+    return OVERHEAD + min(0.02 * clock, 1.0)
+
+
+def plan(limits, analyze: bool = False) -> Plan:
+    """The plan for ``limits`` (an ``engine.search.Limits``)."""
+    depth = MAX_DEPTH
+    if limits.depth is not None:
+        depth = max(1, min(int(limits.depth), MAX_DEPTH))
+    nodes = None
+    if limits.nodes is not None:
+        nodes = max(1, int(limits.nodes))
+    if limits.infinite:
+        return Plan(depth, nodes)
+    if limits.movetime is not None:
+        t = float(limits.movetime)
+        hard = max(MIN_THINK, t - reserve(max(t, 0.0)))
+        return Plan(depth, nodes, hard, hard)
+    if limits.time is not None:
+        soft, hard = clock_budget(float(limits.time), float(limits.inc or 0.0), limits.moves)
+        return Plan(depth, nodes, soft, hard)
+    if limits.depth is None and limits.nodes is None and not analyze:
+        hard = DEFAULT_MOVETIME - reserve(DEFAULT_MOVETIME)
+        return Plan(depth, nodes, hard, hard)
+    return Plan(depth, nodes)
+
+
+def clock_budget(clock: float, inc: float, moves: int | None) -> tuple[float, float]:
+    """(soft, hard) seconds for a move with ``clock`` seconds left, ``inc`` per move
+    to come and ``moves`` moves to the next time control (None: sudden death)."""
+    inc = max(inc, 0.0)
+    usable = clock - reserve(max(clock, 0.0))
+    if usable <= MIN_THINK:
+        return MIN_THINK, MIN_THINK
+    to_go = DEFAULT_MOVES_TO_GO
+    if moves is not None and int(moves) > 0:
+        to_go = min(int(moves), 50)
+    # This move's increment is already in ``clock``; later ones will come back.
+    target = max(clock - inc, 0.0) / to_go + 0.8 * inc
+    hard = min(usable, 3.0 * target)
+    soft = min(0.5 * target, hard)
+    if to_go == 1:
+        soft = hard = usable
+    return max(soft, MIN_THINK), max(hard, MIN_THINK)

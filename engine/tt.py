@@ -1,0 +1,78 @@
+"""Transposition table: two int64 arrays (keys, packed data) of 2**log2 entries.
+
+Entries live in buckets of two: the first slot keeps the deeper (or newer) result,
+the second is always replaced.  A data word packs, from bit 0 up: the best move's
+identity (32 bits, see :func:`move_id`), score + 32768 (16), depth (8), bound (2),
+age (5).  Data 0 is an empty slot.  The table is sized by the Hub ``tt-size``
+parameter (log2 of the entry count, 16 bytes an entry).
+"""
+import numpy as np
+from numba import njit
+
+BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 1, 2, 3
+MIN_LOG2, MAX_LOG2, DEFAULT_LOG2 = 16, 30, 22
+
+
+def new_table(log2: int) -> tuple[np.ndarray, np.ndarray]:
+    """Empty (keys, data) arrays of ``2**log2`` entries."""
+    n = 1 << log2
+    return np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def move_id(frm, to, captured):
+    """A 32-bit identity of a move: from and to bits and a 20-bit fold of the captured set.
+
+    Two captures with the same ends differ in their captured set; the fold tells them
+    apart except by a 2**-20 accident, which costs only move ordering.
+    """
+    fold = (captured ^ (captured >> 20) ^ (captured >> 40)) & 0xFFFFF
+    return frm | (to << 6) | (fold << 12)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def probe(keys, data, key):
+    """The data word stored for ``key``, or 0."""
+    i = key & (keys.shape[0] - 2)
+    if keys[i] == key and data[i] != 0:
+        return data[i]
+    if keys[i + 1] == key:
+        return data[i + 1]
+    return 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def entry_move(d):
+    return d & 0xFFFFFFFF
+
+
+@njit(cache=True, nogil=True, inline="always")
+def entry_score(d):
+    return ((d >> 32) & 0xFFFF) - 32768
+
+
+@njit(cache=True, nogil=True, inline="always")
+def entry_depth(d):
+    return (d >> 48) & 0xFF
+
+
+@njit(cache=True, nogil=True, inline="always")
+def entry_bound(d):
+    return (d >> 56) & 3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def store(keys, data, key, mid, score, depth, bound, age):
+    """Record a search result (score already made ply-independent by the caller)."""
+    if depth > 255:
+        depth = 255
+    d = mid | ((score + 32768) << 32) | (depth << 48) | (bound << 56) | ((age & 31) << 58)
+    i = key & (keys.shape[0] - 2)
+    old = data[i]
+    if (keys[i] == key or old == 0 or ((old >> 58) & 31) != (age & 31)
+            or ((old >> 48) & 0xFF) <= depth):
+        keys[i] = key
+        data[i] = d
+    else:
+        keys[i + 1] = key
+        data[i + 1] = d
