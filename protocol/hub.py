@@ -58,10 +58,14 @@ def _version() -> str:
 # ----- output -----------------------------------------------------------------------
 
 class Output:
-    """Writes whole lines to stdout, flushed, one writer at a time; optionally logs them."""
+    """Writes whole lines to stdout, flushed, one writer at a time; optionally logs them.
 
-    def __init__(self, stream, log=None):
-        self.stream = stream
+    Lines go straight to the file descriptor: a buffered stream's lock held by a job thread
+    would abort the interpreter at exit ("could not acquire lock ... at shutdown").
+    """
+
+    def __init__(self, fd: int, log=None):
+        self.fd = fd
         self.log = log
         self.lock = threading.Lock()
         self.broken = threading.Event()
@@ -69,15 +73,14 @@ class Output:
     def send(self, text: str) -> None:
         if not text:
             return  # a blank line aborts GWD's match driver
+        data = (text + "\n").encode("utf-8", "replace")
         with self.lock:
             self.note("< " + text)
-            if self.broken.is_set():
-                return
-            try:
-                self.stream.write((text + "\n").encode("utf-8", "replace"))
-                self.stream.flush()
-            except (OSError, ValueError):  # the GUI has gone: behave as on end of input
-                self.broken.set()
+            while data and not self.broken.is_set():
+                try:
+                    data = data[os.write(self.fd, data):]
+                except OSError:  # the GUI has gone: behave as on end of input
+                    self.broken.set()
 
     def note(self, text: str) -> None:
         if self.log is not None:
@@ -474,12 +477,22 @@ class Hub:
         self.out.send(line("perft", ("nodes", str(total)), ("time", f"{elapsed:.3f}")))
 
 
-def _read_lines(stream, events: queue.Queue) -> None:
-    try:
-        for raw in iter(stream.readline, b""):
+def _read_lines(fd: int, events: queue.Queue) -> None:
+    """Queue each input line; raw reads, so that no stream lock is held at exit."""
+    pending = b""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            break
+        pending += chunk
+        *complete, pending = pending.split(b"\n")
+        for raw in complete:
             events.put(("line", raw.decode("utf-8", "replace").strip()))
-    except (OSError, ValueError):
-        pass
+    if pending.strip():
+        events.put(("line", pending.decode("utf-8", "replace").strip()))
     events.put(("eof", ""))
 
 
@@ -490,9 +503,9 @@ def main(argv: list[str] | None = None) -> int:
         print(__doc__.strip())
         return 0
     log = _silence_stderr()
-    out = Output(sys.stdout.buffer, log)
+    out = Output(sys.stdout.fileno(), log)
     events: queue.Queue = queue.Queue()
-    reader = threading.Thread(target=_read_lines, args=(sys.stdin.buffer, events),
+    reader = threading.Thread(target=_read_lines, args=(sys.stdin.fileno(), events),
                               name="hub-reader", daemon=True)
     reader.start()
     hub = Hub(out, events)

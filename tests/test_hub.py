@@ -1,0 +1,439 @@
+"""Transcripts of ``rafle hub``: lines in, exact lines out, with the executable as a subprocess.
+
+Most tests share one engine process (started once, past ``init``), and leave it idle.  The
+handshake, end-of-input, ``quit`` and stderr tests start their own.  Waits have generous
+time-outs only so that a hang fails instead of blocking CI; no test asserts a duration.
+The position reached by ``pos`` is observed through the ``perft`` extension, whose root
+moves are compared with the engine's own ``legal_moves``.
+"""
+from __future__ import annotations
+
+import json
+import queue
+import re
+import shutil
+import subprocess
+import threading
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+from engine import (
+    BadInput, VARIANTS, legal_moves, move_from_hub, move_to_hub, parse_position, play,
+    pos_to_fen, pos_to_hub, start_position,
+)
+from engine.search import Limits, Searcher
+from protocol.hub import Level
+from protocol.hubwire import score_text, tokenize
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+START = pos_to_hub(start_position())
+WAIT = 60.0  # seconds before a missing line counts as a hang
+
+INFO = re.compile(r'info depth=\d+ mean-depth=\d+\.\d score=-?\d+\.\d\d nodes=\d+'
+                  r'( time=\d+\.\d{3})?( nps=\d+\.\d)? pv="[^"]+"')
+
+
+class HubProcess:
+    """``rafle hub`` under test: write lines, read lines, with a reader thread."""
+
+    def __init__(self, *, stderr=subprocess.DEVNULL):
+        self.proc = subprocess.Popen([shutil.which("rafle"), "hub"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=stderr)
+        self.lines: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for raw in self.proc.stdout:
+            self.lines.put(raw.decode())
+        self.lines.put(None)
+
+    def send(self, *lines: str, raw: bytes | None = None) -> None:
+        data = raw if raw is not None else "".join(x + "\n" for x in lines).encode()
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def read(self, timeout: float = WAIT) -> str | None:
+        """The next line without its newline (None at end of output)."""
+        try:
+            text = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError("rafle hub did not answer") from None
+        if text is None:
+            return None
+        assert text.endswith("\n") and not text.endswith("\r\n"), repr(text)
+        assert text.strip(), "blank line on stdout"
+        return text[:-1]
+
+    def read_until(self, prefix: str) -> list[str]:
+        """Lines up to and including the first starting with ``prefix``."""
+        out = []
+        while True:
+            text = self.read()
+            assert text is not None, f"end of output before {prefix!r}: {out}"
+            out.append(text)
+            if text.startswith(prefix):
+                return out
+
+    def exchange(self, *lines: str) -> list[str]:
+        """Send ``lines`` then ``ping``; return what came before the ``pong``."""
+        self.send(*lines, "ping")
+        return self.read_until("pong")[:-1]
+
+    def close(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+        return self.proc.wait(timeout=WAIT)
+
+
+@pytest.fixture(scope="module")
+def hub():
+    engine = HubProcess()
+    engine.send("hub")
+    engine.read_until("wait")
+    engine.send("init")
+    assert engine.read_until("ready") == ["ready"]
+    yield engine
+    engine.send("quit")
+    assert engine.close() == 0
+
+
+def root_moves(hub: HubProcess) -> set[str]:
+    """The legal moves of the current ``pos``, through the perft extension."""
+    hub.send("perft depth=1")
+    lines = hub.read_until("perft ")
+    assert re.fullmatch(r"perft nodes=\d+ time=\d+\.\d{3}", lines[-1]), lines[-1]
+    moves = [re.fullmatch(r"info move=(\S+) nodes=1", x).group(1) for x in lines[:-1]]
+    assert lines[-1].split()[1] == f"nodes={len(moves)}"
+    return set(moves)
+
+
+def hub_moves(pos) -> set[str]:
+    return {move_to_hub(m) for m in legal_moves(pos)}
+
+
+def after(start, *moves: str):
+    pos = start
+    for text in moves:
+        pos = play(pos, move_from_hub(pos, text))
+    return pos
+
+
+def check_done(line: str, pos) -> None:
+    """``done move=X [ponder=Y]`` with X legal in ``pos`` and Y legal after X."""
+    m = re.fullmatch(r"done move=(\S+)( ponder=(\S+))?", line)
+    assert m, line
+    assert m.group(1) in hub_moves(pos), line
+    best = move_from_hub(pos, m.group(1))
+    assert move_to_hub(best) == m.group(1)  # full captured list, ascending
+    if m.group(3):
+        assert m.group(3) in hub_moves(play(pos, best)), line
+
+
+# ----- handshake and parameters -----------------------------------------------------------
+
+def test_handshake_declares_id_variants_and_searcher_options():
+    engine = HubProcess()
+    engine.send("hub")
+    lines = engine.read_until("wait")
+    engine.send("quit")
+    assert engine.close() == 0
+    assert lines[0] == (f'id name=Rafle version={version("rafle")} author="Rafle authors" '
+                        "country=International")
+    names = " ".join(v.hub_name for v in VARIANTS.values())
+    assert lines[1] == f'param name=variant value=normal type=enum values="{names}"'
+    assert lines[-1] == "wait"
+    declared = {}
+    for text in lines[1:-1]:
+        cmd = tokenize(text)
+        assert cmd.name == "param" and cmd.error is None and cmd.args[0][0] == "name"
+        # pydraughts splits each space-separated argument on "=" into exactly two parts.
+        for arg in re.split(r' +(?![^"]*"(?:(?:[^"]*"){2})*[^"]*$)', text.split(None, 1)[1]):
+            assert len(arg.split("=")) == 2, arg
+        declared[cmd.get("name")] = (cmd.get("value"), cmd.get("type"))
+    options = {o.name: (o.default, o.type) for o in Searcher().options()}
+    assert declared == {"variant": ("normal", "enum"), **options}
+
+
+def test_set_param_is_silent_before_and_after_init():
+    engine = HubProcess()
+    engine.send("hub")
+    engine.read_until("wait")
+    params = [o for o in Searcher().options()]
+    wrong = ["set-param name=no-such-param value=1", "set-param name=variant value=killer",
+             "set-param name=variant value=none", "set-param name=initial-time value=300",
+             "set-param value=3", "set-param name=variant", "set-param",
+             'set-param name = "variant" value = normal']
+    for o in params:
+        wrong += [f"set-param name={o.name} value=None", f"set-param name={o.name} value=x!y",
+                  f"set-param name={o.name} value={o.default}"]
+    engine.send(*wrong, "init")
+    assert engine.read_until("ready") == ["ready"]
+    assert engine.exchange(*wrong) == []
+    assert engine.exchange("new-game") == []
+    engine.send("pos start")
+    assert root_moves(engine) == hub_moves(start_position())
+    engine.send("quit")
+    assert engine.close() == 0
+
+
+# ----- pos --------------------------------------------------------------------------------
+
+def test_pos_hub_string_fen_and_start(hub):
+    pos = after(start_position(), "32-28", "19-23")
+    assert hub.exchange(f"pos pos={pos_to_hub(pos)}") == []
+    assert root_moves(hub) == hub_moves(pos)
+    assert hub.exchange(f"pos pos={pos_to_fen(pos)}") == []
+    assert root_moves(hub) == hub_moves(pos)
+    assert hub.exchange("pos start") == []
+    assert root_moves(hub) == hub_moves(start_position())
+    assert hub.exchange("pos") == []
+    assert root_moves(hub) == hub_moves(start_position())
+
+
+def test_pos_moves_full_short_and_any_order_captures(hub):
+    # After 32-28 19-23 White must take 28x19 (captures 23); Black retakes 14x23 (takes 19).
+    played = ["32-28", "19-23", "28x19x23", "14x23x19"]
+    expect = after(start_position(), *played)
+    assert hub.exchange(f'pos pos={START} moves="{" ".join(played)}"') == []
+    assert root_moves(hub) == hub_moves(expect)
+    assert hub.exchange(f'pos pos={START} moves="32-28 19-23 28x19 14x23"') == []
+    assert root_moves(hub) == hub_moves(expect)
+    # A multiple capture written with its captured squares in several orders.
+    fen = "W:W33,34:B28,19,18"
+    pos = parse_position(fen)
+    [multi] = legal_moves(pos)
+    assert len(multi.captured) == 3
+    expect = play(pos, multi)
+    caps = list(multi.captured)
+    for order in (caps, caps[::-1], caps[1:] + caps[:1]):
+        text = "x".join(str(s) for s in (multi.frm, multi.to, *order))
+        assert hub.exchange(f'pos pos="{fen}" moves="{text}"') == []
+        assert root_moves(hub) == hub_moves(expect)
+
+
+def test_pos_quotes_blanks_around_equals_and_crlf(hub):
+    expect = after(start_position(), "32-28", "19-23")
+    assert hub.exchange(f'pos  pos = "{START}"   moves =  " 32-28   19-23 "') == []
+    assert root_moves(hub) == hub_moves(expect)
+    hub.send(raw=f'pos pos={START} moves="32-28 19-23"\r\nperft depth=1\r\n'.encode())
+    lines = hub.read_until("perft ")
+    assert {x.split()[1][5:] for x in lines[:-1]} == hub_moves(expect)
+    assert hub.exchange("", "   ", "\t") == []
+
+
+def test_bad_position_keeps_the_previous_game(hub):
+    expect = after(start_position(), "34-29")
+    assert hub.exchange(f'pos pos={START} moves="34-29"') == []
+    for bad, reason in [("XYZ", "hub position must have 51 characters, got 3"),
+                        ("W" + "w" * 50, "white man on square 1, its promotion row"),
+                        ("W:W31,31:B1", "FEN lists square 31 twice")]:
+        assert hub.exchange(f"pos pos={bad}") == [f'error message="bad position: {reason}"']
+        assert root_moves(hub) == hub_moves(expect)
+    lines = hub.exchange(f'pos pos="{START}')
+    assert lines == ['error message="bad position: missing closing quote after column 9"']
+    assert root_moves(hub) == hub_moves(expect)
+
+
+def test_illegal_move_keeps_the_position_reached_before_it(hub):
+    expect = after(start_position(), "32-28", "19-23")
+    lines = hub.exchange(f'pos pos={START} moves="32-28 19-23 35-29 28x19x23"')
+    assert len(lines) == 1 and lines[0].startswith('error message="illegal move 35-29 (ply 3): ')
+    assert root_moves(hub) == hub_moves(expect)
+    lines = hub.exchange(f'pos pos={START} moves="32-28 19-23 28x19x22"')
+    assert len(lines) == 1 and lines[0].startswith('error message="illegal move 28x19x22 (ply 3)')
+    assert root_moves(hub) == hub_moves(expect)
+    lines = hub.exchange(f'pos pos={START} moves="32-28 banana"')
+    assert lines[0].startswith('error message="illegal move banana (ply 2): bad move')
+    assert root_moves(hub) == hub_moves(after(start_position(), "32-28"))
+
+
+def test_unknown_commands_and_idle_stop_are_silent(hub):
+    assert hub.exchange("foo bar=1", "stop", "ponder-hit", "stop", "xyzzy", "=", '"') == []
+
+
+# ----- level ------------------------------------------------------------------------------
+
+def level(*lines: str, analyze: bool = False) -> Limits:
+    acc = Level()
+    for text in lines:
+        acc.update(tokenize(text))
+    return acc.limits(Limits, analyze)
+
+
+def test_level_forms_accumulate_and_parse_leniently():
+    assert level("level depth=7") == Limits(depth=7)
+    assert level("level nodes=1e4") == Limits(nodes=10000)
+    assert level("level move-time=0.3") == Limits(movetime=0.3)
+    assert level("level moves=37 time=254") == Limits(moves=37, time=254.0)
+    assert level("level time=4.8 inc=0.2") == Limits(time=4.8, inc=0.2)
+    assert level("level moves=10 time=60 inc=1") == Limits(moves=10, time=60.0, inc=1.0)
+    assert level("level infinite") == Limits(infinite=True)
+    assert level("level depth=3", "level handicap=2 ply=9", "level nodes=500") == \
+        Limits(depth=3, nodes=500)
+    assert level("level depth=abc move-time=nan time=inf", "level move-time=1.000") == \
+        Limits(movetime=1.0)
+    assert level("level moves=0 time=3") == Limits(time=3.0)
+    assert level() == Limits()
+    assert level(analyze=True) == Limits(infinite=True)
+    assert level("level depth=4", analyze=True) == Limits(depth=4)
+
+
+def test_level_negative_values_mean_move_now():
+    assert level("level time=-2") == Limits(time=0.0)
+    assert level("level move-time=-1") == Limits(movetime=0.0)
+    assert level("level depth=-3 nodes=0") == Limits(depth=1, nodes=1)
+    # pydraughts sends time - inc; what is left is time + inc, which must not grow.
+    assert level("level time=-0.1 inc=0.3") == Limits(time=0.0, inc=pytest.approx(0.2))
+    assert level("level time=-1 inc=0.3") == Limits(time=0.0, inc=0.0)
+
+
+def test_score_text_is_exact_hundredths():
+    assert [score_text(s) for s in (0, -2, 15, -100, 9990, -9995)] == \
+        ["0.00", "-0.02", "0.15", "-1.00", "99.90", "-99.95"]
+
+
+# ----- go ---------------------------------------------------------------------------------
+
+def test_go_think_with_depth_prints_infos_then_a_legal_done(hub):
+    pos = after(start_position(), "32-28", "19-23")
+    hub.send(f'pos pos={START} moves="32-28 19-23"', "level depth=4", "go think")
+    lines = hub.read_until("done")
+    infos = lines[:-1]
+    assert infos and all(INFO.fullmatch(x) for x in infos), infos
+    assert max(int(x.split()[1][6:]) for x in infos) == 4
+    for text in infos:
+        pv = re.search(r'pv="([^"]+)"', text).group(1).split()
+        after(pos, *pv)  # every PV is a legal line of play
+    check_done(lines[-1], pos)
+    assert hub.exchange() == []
+
+
+def test_single_legal_move_and_no_legal_move(hub):
+    pos = after(start_position(), "32-28", "19-23")
+    hub.send(f'pos pos={START} moves="32-28 19-23"', "level depth=3", "go think")
+    done = hub.read_until("done")[-1]
+    check_done(done, pos)
+    assert done.split()[1] == "move=28x19x23"
+    hub.send("pos pos=W:W:B1", "level depth=3", "go think")
+    assert hub.read_until("done")[-1] == "done"
+
+
+def test_level_resets_after_pos_and_after_each_search(hub):
+    # With the depth limit forgotten, go analyze runs until stop.
+    hub.send("level depth=1", "pos start", "go analyze")
+    assert INFO.fullmatch(hub.read())
+    hub.send("ping")
+    lines = hub.read_until("pong")
+    assert all(INFO.fullmatch(x) for x in lines[:-1])
+    hub.send("stop")
+    check_done(hub.read_until("done")[-1], start_position())
+    hub.send("level depth=1", "go think")
+    hub.read_until("done")
+    hub.send("go analyze")  # no level now: analysis until stop
+    assert INFO.fullmatch(hub.read())
+    assert hub.exchange("stop")[-1].startswith("done move=")
+
+
+def test_ping_during_a_long_search_is_answered_before_done(hub):
+    hub.send("pos start", "level infinite", "go think")
+    assert INFO.fullmatch(hub.read())
+    hub.send("ping")
+    lines = hub.read_until("pong")
+    assert not any(x.startswith("done") for x in lines)
+    hub.send("stop")
+    check_done(hub.read_until("done")[-1], start_position())
+    assert hub.exchange() == []
+
+
+def test_another_command_ends_the_search_then_runs(hub):
+    hub.send("pos start", "go analyze")
+    assert INFO.fullmatch(hub.read())
+    pos = after(start_position(), "31-27")
+    hub.send(f'pos pos={START} moves="31-27"', "perft depth=1")
+    lines = hub.read_until("perft ")
+    dones = [i for i, x in enumerate(lines) if x.startswith("done")]
+    assert len(dones) == 1
+    check_done(lines[dones[0]], start_position())
+    assert {x.split()[1][5:] for x in lines[dones[0] + 1:-1]} == hub_moves(pos)
+
+
+def test_ponder_then_ponder_hit(hub):
+    pos = after(start_position(), "32-28")
+    hub.send(f'pos pos={START} moves="32-28"', "level time=2 inc=0", "go ponder")
+    assert INFO.fullmatch(hub.read())
+    hub.send("ponder-hit")
+    check_done(hub.read_until("done")[-1], pos)
+    assert hub.exchange("ponder-hit") == []
+
+
+def test_ponder_then_stop(hub):
+    pos = after(start_position(), "32-28")
+    hub.send(f'pos pos={START} moves="32-28"', "level time=60 inc=1", "go ponder")
+    assert INFO.fullmatch(hub.read())
+    hub.send("stop")
+    check_done(hub.read_until("done")[-1], pos)
+    assert hub.exchange("stop") == []
+
+
+# ----- perft extension ----------------------------------------------------------------------
+
+def perft_cases():
+    data = json.loads((SHARED / "perft" / "reference.json").read_text())
+    seen, cases = set(), []
+    for entry in data:
+        key = (entry["fen"], entry["depth"])
+        if (entry["variant"] == "international" and entry.get("dup_captures_once")
+                and entry["nodes"] <= 50_000 and key not in seen):
+            seen.add(key)
+            cases.append(pytest.param(entry["fen"], entry["depth"], entry["nodes"],
+                                      id=f'{entry["position"]}-d{entry["depth"]}'))
+    return cases
+
+
+@pytest.mark.parametrize("fen,depth,nodes", perft_cases())
+def test_perft_extension_matches_reference_counts(hub, fen, depth, nodes):
+    hub.send(f'pos pos="{fen}"', f"perft depth={depth}")
+    lines = hub.read_until("perft ")
+    total = int(re.fullmatch(r"perft nodes=(\d+) time=\d+\.\d{3}", lines[-1]).group(1))
+    assert total == nodes
+    counts = {}
+    for text in lines[:-1]:
+        m = re.fullmatch(r"info move=(\S+) nodes=(\d+)", text)
+        counts[m.group(1)] = int(m.group(2))
+    assert set(counts) == hub_moves(parse_position(fen))
+    assert sum(counts.values()) == nodes
+
+
+def test_perft_needs_a_depth(hub):
+    assert hub.exchange("pos start", "perft") == ['error message="perft needs depth=N with N >= 0"']
+    assert hub.exchange("perft depth=-1") == ['error message="perft needs depth=N with N >= 0"']
+    hub.send("perft depth=0")
+    lines = hub.read_until("perft ")
+    assert len(lines) == 1 and re.fullmatch(r"perft nodes=1 time=\d+\.\d{3}", lines[0])
+
+
+# ----- process life -------------------------------------------------------------------------
+
+def test_end_of_input_exits_while_idle_and_while_searching():
+    idle = HubProcess()
+    idle.send("hub")
+    idle.read_until("wait")
+    assert idle.close() == 0
+    busy = HubProcess()
+    busy.send("hub", "init", "pos start", "level infinite", "go think")
+    busy.read_until("info")
+    assert busy.close() == 0
+
+
+def test_quit_exits_and_nothing_reaches_stderr():
+    engine = HubProcess(stderr=subprocess.PIPE)
+    engine.send("hub", "set-param name=bogus value=1", "init", "pos pos=nonsense", "foo",
+                "pos start", "level depth=2", "go think")
+    lines = engine.read_until("done")
+    assert lines[0].startswith("id ") and "ready" in lines
+    engine.send("quit")
+    assert engine.read() is None
+    assert engine.proc.wait(timeout=WAIT) == 0
+    assert engine.proc.stderr.read() == b""
