@@ -96,9 +96,10 @@ def pos_from_fen(text: str, variant: Variant = INTERNATIONAL) -> Position:
         if not body:
             continue
         for item in body.split(","):
-            m = re.fullmatch(r"([Kk]?)(\d+)(?:-(\d+))?", item)
+            # ASCII digits, at most 6: int() refuses thousands of digits with a ValueError.
+            m = re.fullmatch(r"([Kk]?)([0-9]{1,6})(?:-([0-9]{1,6}))?", item)
             if not m:
-                raise BadInput(f"bad FEN square {item!r} in section {colour}")
+                raise BadInput(f"bad FEN square {_clip(item)!r} in section {colour}")
             lo = int(m.group(2))
             hi = int(m.group(3)) if m.group(3) else lo
             if hi < lo:
@@ -155,12 +156,19 @@ def move_to_hub(move: Move) -> str:
     return "x".join(str(s) for s in (move.frm, move.to, *move.captured))
 
 
+def _clip(text: str, size: int = 24) -> str:
+    """``text`` shortened for an error message."""
+    return text if len(text) <= size else text[:size] + "..."
+
+
 def _squares(text: str, sep: str, n: int) -> list[int]:
     parts = text.split(sep)
     out = []
     for p in parts:
-        if not p.isdigit():
-            raise BadInput(f"bad move {text!r}: {p!r} is not a square number")
+        if not (p.isascii() and p.isdigit()):
+            raise BadInput(f"bad move {_clip(text)!r}: {_clip(p)!r} is not a square number")
+        if len(p) > 6:   # int() refuses thousands of digits with a ValueError
+            raise BadInput(f"bad move {_clip(text)!r}: square {_clip(p)} is off the board (1-{n})")
         sq = int(p)
         if not 1 <= sq <= n:
             raise BadInput(f"bad move {text!r}: square {sq} is off the board (1-{n})")
@@ -198,8 +206,6 @@ def move_from_hub(pos: Position, text: str) -> Move:
             for m in same:
                 if set(m.captured) == set(caps):
                     return m
-            if len(caps) == 1 and len(same) == 1 and caps[0] not in same[0].captured:
-                pass
             raise BadInput(f"illegal move {t}: legal moves are {_legal_list(moves)}")
         if len(same) == 1:
             return same[0]
@@ -277,14 +283,14 @@ def move_from_pdn(pos: Position, text: str) -> Move:
     t = re.sub(r"^\d+\.(\.\.)?", "", t).strip()
     n = pos.variant.nsquares
     moves = legal_moves(pos)
-    if re.fullmatch(r"\d+-\d+", t):
+    if re.fullmatch(r"[0-9]+-[0-9]+", t):
         a, b = _squares(t, "-", n)
         for m in moves:
             if not m.captured and (m.frm, m.to) == (a, b):
                 return m
         raise BadInput(f"illegal move {t}: legal moves are {_legal_list(moves)}")
-    if not re.fullmatch(r"\d+([x:*]\d+)+", t.lower()):
-        raise BadInput(f"bad move {text!r}: expected from-to or fromxto")
+    if not re.fullmatch(r"[0-9]+([x:*][0-9]+)+", t.lower()):
+        raise BadInput(f"bad move {_clip(text)!r}: expected from-to or fromxto")
     sq = _squares(re.sub(r"[x:*]", "x", t.lower()), "x", n)
     frm, to, middle = sq[0], sq[-1], sq[1:-1]
     same = [m for m in moves if m.captured and (m.frm, m.to) == (frm, to)]
