@@ -62,21 +62,21 @@ def _rate(nodes: int, seconds: float) -> str:
 
 
 class _Progress:
-    """Prints how far a long count has got, once it has run for a few seconds."""
+    """Prints how far a long count has got: after a few seconds, then once a second."""
 
     def __init__(self, enabled: bool, label: str):
         self.enabled = enabled
         self.label = label
-        self.nodes = 0
+        self.last = PROGRESS_AFTER - 1.0
         self.shown = False
         self.tty = sys.stderr.isatty()
 
-    def __call__(self, i, n, move, nodes, seconds):
-        self.nodes += nodes
-        if not self.enabled or seconds < PROGRESS_AFTER:
+    def __call__(self, done, total, move, nodes, seconds):
+        if not self.enabled or seconds < self.last + 1.0:
             return
-        text = (f"{self.label}: {i}/{n} root moves, {move_to_hub(move)} done, "
-                f"{self.nodes:,} nodes, {seconds:.1f} s")
+        self.last = seconds
+        text = (f"{self.label}: {nodes:,} nodes, {seconds:.0f} s, at root move "
+                f"{move_to_hub(move)} ({done}/{total} done)")
         if self.tty:
             sys.stderr.write("\r" + text + "\x1b[K")
         else:

@@ -20,7 +20,8 @@ from typing import Callable
 
 from engine import BadInput, Move, Position, get_variant, legal_moves, parse_position, perft, play
 
-# Called after each root move: (index, number of root moves, move, its count, seconds so far).
+# Called as the count goes on: (root moves done, root moves, current root move,
+# nodes counted so far, seconds so far).
 Progress = Callable[[int, int, Move, int, float], None]
 
 
@@ -35,19 +36,28 @@ class Count:
 
 
 def count(pos: Position, depth: int, bulk: bool = True, progress: Progress | None = None) -> Count:
-    """perft(depth), split by root move so that long runs can report progress."""
+    """perft(depth), split by root move (and, for progress, by reply) so that long
+    runs can say how far they have got."""
     start = time.perf_counter()
     if depth == 0:
         return Count(0, 1, time.perf_counter() - start, ())
     moves = legal_moves(pos)
     divide = []
+    so_far = 0
     for i, move in enumerate(moves):
-        n = perft(play(pos, move), depth - 1, bulk)
+        child = play(pos, move)
+        if progress is None or depth < 3:
+            n = perft(child, depth - 1, bulk)
+        else:
+            n = 0
+            for reply in legal_moves(child):
+                n += perft(play(child, reply), depth - 2, bulk)
+                progress(i, len(moves), move, so_far + n, time.perf_counter() - start)
         divide.append((move, n))
+        so_far += n
         if progress is not None:
-            progress(i + 1, len(moves), move, n, time.perf_counter() - start)
-    total = sum(n for _, n in divide)
-    return Count(depth, total, time.perf_counter() - start, tuple(divide))
+            progress(i + 1, len(moves), move, so_far, time.perf_counter() - start)
+    return Count(depth, so_far, time.perf_counter() - start, tuple(divide))
 
 
 # ----- reference suites ------------------------------------------------------------
