@@ -22,7 +22,8 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 REFERENCE = SHARED / "perft" / "reference.json"
 ENTRIES = json.loads(REFERENCE.read_text(encoding="utf-8"))
 CI_NODES = 50_000_000      # bulk counts up to here run in CI
-FULL_NODES = 2_000_000     # making every leaf: up to here in CI
+FULL_NODES = 2_000_000     # making every leaf: up to here in CI,
+FULL_SLOW_NODES = 100_000_000   # and up to here with -m slow
 
 
 def international(entries=ENTRIES):
@@ -37,9 +38,11 @@ def international(entries=ENTRIES):
 CASES = international()
 
 
-def params(limit):
+def params(limit, most=None):
     out = []
     for i, (label, fen, depth, nodes) in enumerate(CASES):
+        if most is not None and nodes > most:
+            continue
         marks = [pytest.mark.slow] if nodes > limit else []
         name = f"{label.split()[0]}-{i}-d{depth}" if "test position" in label else f"{label}-d{depth}"
         out.append(pytest.param(fen, depth, nodes, id=name, marks=marks))
@@ -60,7 +63,7 @@ def test_reference_bulk(fen, depth, nodes):
     assert perft(parse_position(fen), depth) == nodes
 
 
-@pytest.mark.parametrize("fen, depth, nodes", params(FULL_NODES))
+@pytest.mark.parametrize("fen, depth, nodes", params(FULL_NODES, FULL_SLOW_NODES))
 def test_reference_every_leaf(fen, depth, nodes):
     assert perft(parse_position(fen), depth, bulk=False) == nodes
 
