@@ -300,10 +300,12 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
                 st[q, F_REV] = st[p, F_REV] + 1
             else:
                 st[q, F_REV] = 0
-            if cap or fl & FLAG_PROMOTE:
-                st[q, F_EG] = 0
-            else:
-                st[q, F_EG] = st[p, F_EG] + 1
+            # 16/5-move count: restarts when the move changes which rule applies.
+            st[q, F_EG] = 0
+            if popcount(cw | cb) <= 4:
+                lim = endgame_limit(cw, cb, ck)
+                if lim and popcount(w | b) <= 4 and endgame_limit(w, b, k) == lim:
+                    st[q, F_EG] = st[p, F_EG] + 1
             alpha = st[p, F_ALPHA]
             beta = st[p, F_BETA]
             d = st[p, F_DEPTH]

@@ -23,6 +23,7 @@ from . import negamax as nm
 from . import timeman
 from . import tt
 from .eval import WEIGHTS, eval_tables, evaluate
+from .game import ending_rule
 from .movegen import FLAG_PROMOTE, new_move_buffer, new_state
 from .position import Move, Position, legal_moves, start_position
 from .zobrist import ZOBRIST, board_key
@@ -359,8 +360,8 @@ def _root_counters(pos: Position, history: list[Position]) -> tuple[int, int]:
     """(plies since the last capture or man move, plies since the material last changed).
 
     The first counts toward the 25-move rule and bounds repetitions; the second toward
-    the 16- and 5-move rules, whose count starts with the capture or promotion that
-    makes the material balance.
+    the 16- and 5-move rules, counted as :mod:`engine.game` does: from the move that
+    brought the material of the rule in force.
     """
     seq = list(history) + [pos]
     rev = 0
@@ -369,9 +370,9 @@ def _root_counters(pos: Position, history: list[Position]) -> tuple[int, int]:
         rev += 1
         i -= 1
     eg = 0
-    sig = lambda p: (p.count(0), p.count(1))
+    rule = ending_rule(pos)
     i = len(seq) - 1
-    while i > 0 and sig(seq[i - 1]) == sig(seq[i]):
+    while rule and i > 0 and ending_rule(seq[i - 1]) == rule:
         eg += 1
         i -= 1
     return rev, eg

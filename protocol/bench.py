@@ -1,0 +1,117 @@
+"""``rafle bench``: search a fixed set of positions to a fixed depth; print the node signature.
+
+Each position is searched by one fresh ``Searcher`` (fixed options, tables cleared
+before every position), so the total node count depends only on the search code:
+any change of search behaviour changes it, and every commit that does says so.
+``--dame`` searches the same positions with dame-rs (``dame.Engine``) in the same
+run and prints its speed next to ours.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+from engine import move_to_hub, pos_from_fen
+from engine.search import Limits, Searcher
+
+DEFAULT_DEPTH = 11
+BENCH_TT_LOG2 = 20
+
+POSITIONS = (
+    "W:W31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20",
+    "W:B12,13,14,16,18,19,21,23,24,26:W25,27,28,30,32,33,34,35,37,38",  # Woldouby
+    "B:W21,26,35,36,38,39,40,43,44,45,46,47,48,49,50:B1,2,3,4,5,8,9,10,11,13,14,15,19,20,22",
+    "B:W27,28,31,32,34,35,39,40,42,43,44,45,46,47,48,49,50:B1,2,3,4,5,7,8,9,10,11,15,16,18,19,21,24,25",
+    "B:W32,33,34,35,36,39,44,45,47,48,49,50:B1,2,3,4,5,7,9,14,15,17,18,19,20,23",
+    "B:W28,31,32,33,35,44,45,48:B1,2,3,4,5,7,15,18,19,23",
+    "B:W16,21,27,34,35,45,46,48,50:B1,4,5,7,10,12,14,18,24",
+    "B:W24,27,31,37,39,40,46,47,49,50:B2,4,5,11,18,22,23,26",
+    "B:W14,26,33,40,42,47,49:B1,3,15,16,22,30,32",
+    "W:WK15,20,26,35:B3,5,6,37,K47",
+    "B:W24,26,28,29,34,36,37:B3,13,15,17,20,25,27",
+    "W:WK46,31,33:BK5,12,17",
+    "B:W21,K33:B5,6,14,K36",
+)
+
+
+def run(depth: int = DEFAULT_DEPTH, options: dict[str, str] | None = None,
+        fens=POSITIONS, on_result=None):
+    """Search every position to ``depth``; returns [(fen, Result)]."""
+    searcher = Searcher(BENCH_TT_LOG2)
+    for name, value in (options or {}).items():
+        if not searcher.set_option(name, value):
+            raise ValueError(f"bad bench option {name}={value}")
+    searcher.warm_up()
+    out = []
+    for fen in fens:
+        searcher.new_game()
+        result = searcher.search(pos_from_fen(fen), [], Limits(depth=depth))
+        out.append((fen, result))
+        if on_result is not None:
+            on_result(len(out), fen, result)
+    return out
+
+
+def _nps(nodes: int, seconds: float) -> str:
+    return f"{nodes / seconds / 1e6:.2f}M" if seconds > 0 else "-"
+
+
+def _dame(fens, depth: int) -> tuple[int, float] | None:
+    try:
+        import dame
+    except ImportError:
+        print("dame-rs is not installed (pip install dame-rs)")
+        return None
+    engine = dame.Engine(hash_mb=16)
+    nodes, seconds = 0, 0.0
+    for i, fen in enumerate(fens, 1):
+        engine.clear()
+        board = dame.Board(fen)
+        t0 = time.perf_counter()
+        r = engine.search(board, depth=depth)
+        dt = time.perf_counter() - t0
+        nodes += r.nodes
+        seconds += dt
+        print(f"dame {i:2d}  nodes {r.nodes:>10}  time {dt:7.3f}  nps {_nps(r.nodes, dt):>7}  "
+              f"depth {r.depth}  move {r.best_move}")
+    return nodes, seconds
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="rafle bench", description=__doc__.splitlines()[0])
+    ap.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help="iteration depth (default %(default)s)")
+    ap.add_argument("--threshold", choices=("true", "false"), help="threshold pruning on or off")
+    ap.add_argument("--margin", type=int, help="threshold-margin")
+    ap.add_argument("--interval", type=int, help="threshold-interval")
+    ap.add_argument("--dame", action="store_true", help="also search the positions with dame-rs")
+    args = ap.parse_args(argv)
+    if args.depth < 1:
+        ap.error("--depth must be at least 1")
+    options = {}
+    for name, value in (("threshold", args.threshold), ("threshold-margin", args.margin),
+                        ("threshold-interval", args.interval)):
+        if value is not None:
+            options[name] = str(value)
+
+    def show(i, fen, r):
+        move = move_to_hub(r.move) if r.move else "none"
+        score = f"{r.score / 100:.2f}" if r.score is not None else "-"
+        print(f"rafle {i:2d}  nodes {r.nodes:>10}  time {r.time:7.3f}  nps {_nps(r.nodes, r.time):>7}  "
+              f"depth {r.depth}  score {score}  move {move}", flush=True)
+
+    try:
+        results = run(args.depth, options, on_result=show)
+    except ValueError as exc:
+        ap.error(str(exc))
+    nodes = sum(r.nodes for _, r in results)
+    seconds = sum(r.time for _, r in results)
+    print(f"total nodes {nodes}  time {seconds:.3f}  nps {_nps(nodes, seconds)}")
+    if args.dame:
+        d = _dame(POSITIONS, args.depth)
+        if d is not None:
+            dn, ds = d
+            print(f"dame total nodes {dn}  time {ds:.3f}  nps {_nps(dn, ds)}")
+            if ds > 0 and seconds > 0:
+                print(f"speed rafle/dame: {(nodes / seconds) / (dn / ds):.2f}")
+    print(f"bench: {nodes}")
+    return 0

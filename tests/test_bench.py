@@ -1,0 +1,25 @@
+"""The bench signature: total nodes of ``rafle bench`` at a small depth, pinned.
+
+Any change of search behaviour (ordering, pruning, evaluation, draw rules) changes
+this number; the commit that changes it says so and pins the new one.  The count is
+deterministic: fixed-depth searches read no clock.
+"""
+from protocol import bench
+
+SIGNATURE_DEPTH = 7
+SIGNATURE = 169828
+
+
+def test_bench_signature():
+    results = bench.run(SIGNATURE_DEPTH)
+    assert len(results) == len(bench.POSITIONS) >= 8
+    assert all(r.depth == SIGNATURE_DEPTH and r.move is not None for _, r in results)
+    assert sum(r.nodes for _, r in results) == SIGNATURE
+
+
+def test_bench_command_prints_the_signature(capsys):
+    assert bench.main(["--depth", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    total = sum(r.nodes for _, r in bench.run(3))
+    assert out[-1] == f"bench: {total}"
+    assert sum(line.startswith("rafle ") for line in out) == len(bench.POSITIONS)

@@ -1,0 +1,489 @@
+"""The search, the evaluation, Zobrist keys and time management, checked by behaviour.
+
+Slow twins: ``slow_eval`` recomputes the static evaluation square by square from the
+definitions in ``engine/eval.py``; ``forced_win`` proves wins by brute force over
+``legal_moves``; ``slow_key`` recomputes Zobrist keys from the key table.
+"""
+from __future__ import annotations
+
+import random
+import threading
+
+import pytest
+
+from engine import (
+    BLACK, INTERNATIONAL, WHITE, Position, legal_moves, move_from_hub, play, pos_from_fen,
+    start_position,
+)
+from engine import eval as ev
+from engine import timeman
+from engine.game import Game
+from engine.negamax import MATE
+from engine.search import Limits, Searcher
+from engine.zobrist import SIDE, ZOBRIST, move_key, position_key
+
+WIDTH = 10
+
+
+@pytest.fixture(scope="module")
+def searcher():
+    s = Searcher(18)
+    s.warm_up()
+    return s
+
+
+def fresh(searcher, threshold=True):
+    searcher.new_game()
+    assert searcher.set_option("threshold", "true" if threshold else "false")
+    return searcher
+
+
+# ----- random positions ---------------------------------------------------------------
+
+def random_game_positions(seed: int, games: int, plies: int) -> list[Position]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(games):
+        pos = start_position()
+        for _ in range(plies):
+            moves = legal_moves(pos)
+            if not moves:
+                break
+            pos = play(pos, rng.choice(moves))
+            out.append(pos)
+    return out
+
+
+def random_placements(seed: int, count: int) -> list[Position]:
+    """Sparse boards with kings: men never on their own promotion row."""
+    rng = random.Random(seed)
+    v = INTERNATIONAL
+    out = []
+    while len(out) < count:
+        squares = rng.sample(range(1, 51), rng.randint(2, 14))
+        white = black = kings = 0
+        for i, s in enumerate(squares):
+            bit = 1 << v.square_bit(s)
+            side = i % 2
+            king = rng.random() < 0.35 or (side == WHITE and s <= 5) or (side == BLACK and s >= 46)
+            if side == WHITE:
+                white |= bit
+            else:
+                black |= bit
+            if king:
+                kings |= bit
+        out.append(Position(white, black, kings, rng.randint(0, 1)))
+    return out
+
+
+# ----- slow twin of the evaluation ------------------------------------------------------
+
+def coords(square: int) -> tuple[int, int]:
+    row = (square - 1) // 5
+    col = 2 * ((square - 1) % 5) + (1 if row % 2 == 0 else 0)
+    return row, col
+
+
+SQUARE_AT = {coords(s): s for s in range(1, 51)}
+
+
+def slow_eval(pos: Position, W) -> int:
+    board = {s: pos.piece_at(s) for s in range(1, 51)}
+
+    def at(row, col):
+        s = SQUARE_AT.get((row, col))
+        return None if s is None else board[s]
+
+    has_king = {WHITE: any(p == "W" for p in board.values()), BLACK: any(p == "B" for p in board.values())}
+    score = 0
+    men_left = {WHITE: 0, BLACK: 0}
+    men_right = {WHITE: 0, BLACK: 0}
+    for s, piece in board.items():
+        if piece == "e":
+            continue
+        side = WHITE if piece in "wW" else BLACK
+        sign = 1 if side == WHITE else -1
+        own = "wW" if side == WHITE else "bB"
+        row, col = coords(s)
+        if piece in "WB":
+            score += sign * W[ev.KING]
+            for dr, dc in ((-1, -1), (-1, 1), (1, -1), (1, 1)):
+                r, c = row + dr, col + dc
+                while at(r, c) == "e":
+                    score += sign * W[ev.MOB_KING]
+                    r, c = r + dr, c + dc
+            if row + col == WIDTH - 1:
+                score += sign * W[ev.KING_DIAG]
+            continue
+        own_row = WIDTH - 1 - row if side == WHITE else row
+        ahead = -1 if side == WHITE else 1
+        score += sign * (W[ev.MAN] + W[ev.ROW + own_row])
+        if own_row == 0:
+            score += sign * W[ev.BACK]
+        if row in (4, 5) and 2 <= col <= 7:
+            score += sign * W[ev.CENTRE]
+        if at(row - ahead, col - 1) in tuple(own) and at(row - ahead, col + 1) in tuple(own):
+            score += sign * W[ev.SUPPORT]
+            if own_row >= 5:
+                score += sign * W[ev.OUTPOST]
+        free = [at(row + ahead, col + dc) == "e" for dc in (-1, 1)]
+        score += sign * W[ev.MOB_MAN] * sum(free)
+        if not any(free):
+            score -= sign * W[ev.BLOCKED]
+        if col < 5:
+            men_left[side] += 1
+        else:
+            men_right[side] += 1
+        if own_row >= 5 and not has_king[1 - side]:
+            cone_empty = all(board[t] == "e" for t in range(1, 51)
+                             if 0 < (coords(t)[0] - row) * ahead
+                             and abs(coords(t)[1] - col) <= (coords(t)[0] - row) * ahead)
+            if cone_empty:
+                score += sign * (W[ev.RUNAWAY] + W[ev.RUN_ROW] * own_row)
+    score -= W[ev.BALANCE] * (abs(men_left[WHITE] - men_right[WHITE])
+                              - abs(men_left[BLACK] - men_right[BLACK]))
+    n_white = sum(p in "wW" for p in board.values())
+    n_black = sum(p in "bB" for p in board.values())
+    if score > 0 and has_king[BLACK] and n_white <= 3:
+        score = score // W[ev.DRAW_DIV]
+    elif score < 0 and has_king[WHITE] and n_black <= 3:
+        score = -((-score) // W[ev.DRAW_DIV])
+    if pos.turn == BLACK:
+        score = -score
+    return score + W[ev.TEMPO]
+
+
+def test_eval_agrees_with_its_slow_twin():
+    positions = random_game_positions(1, 30, 80) + random_placements(2, 800)
+    assert len(positions) > 2000
+    weights = ev.WEIGHTS
+    for pos in positions:
+        assert ev.evaluate_position(pos, weights) == slow_eval(pos, weights), pos
+
+
+def test_eval_twin_with_other_weights():
+    rng = random.Random(3)
+    weights = ev.WEIGHTS.copy()
+    weights.flags.writeable = True
+    for i in range(len(weights)):
+        weights[i] = rng.randint(1, 40)
+    for pos in random_game_positions(4, 5, 80) + random_placements(5, 200):
+        assert ev.evaluate_position(pos, weights) == slow_eval(pos, weights)
+
+
+def test_eval_is_symmetric():
+    """Flipping the board and the colours gives the same score for the side to move."""
+    v = INTERNATIONAL
+
+    def flip(pos):
+        def mirror(bb):
+            out = 0
+            for s in range(1, 51):
+                if bb >> v.square_bit(s) & 1:
+                    out |= 1 << v.square_bit(51 - s)
+            return out
+        return Position(mirror(pos.black), mirror(pos.white), mirror(pos.kings), 1 - pos.turn)
+
+    for pos in random_game_positions(6, 10, 60) + random_placements(7, 200):
+        assert ev.evaluate_position(pos) == ev.evaluate_position(flip(pos))
+
+
+# ----- Zobrist ----------------------------------------------------------------------
+
+def slow_key(pos: Position) -> int:
+    key = 0
+    for s in range(1, 51):
+        piece = pos.piece_at(s)
+        if piece != "e":
+            key ^= int(ZOBRIST["wWbB".index(piece), INTERNATIONAL.square_bit(s)])
+    if pos.turn == BLACK:
+        key ^= int(ZOBRIST[SIDE, 0])
+    return key - (1 << 64) if key >= 1 << 63 else key
+
+
+def test_zobrist_incremental_equals_recomputed():
+    v = INTERNATIONAL
+    rng = random.Random(8)
+    checked = 0
+    for _ in range(40):
+        pos = start_position()
+        key = position_key(pos)
+        for _ in range(150):
+            moves = legal_moves(pos)
+            if not moves:
+                break
+            m = rng.choice(moves)
+            captured = sum(1 << v.square_bit(s) for s in m.captured)
+            key = int(move_key(key, pos.kings, pos.turn, v.square_bit(m.frm), v.square_bit(m.to),
+                               captured, int(m.promotes), ZOBRIST))
+            pos = play(pos, m)
+            assert key == position_key(pos) == slow_key(pos)
+            checked += 1
+    assert checked > 3000
+
+
+def test_zobrist_keys_differ_by_side_and_piece():
+    pos = pos_from_fen("W:W28,K33:B19")
+    other = Position(pos.white, pos.black, pos.kings, BLACK)
+    crowned = Position(pos.white, pos.black, pos.kings | (1 << INTERNATIONAL.square_bit(28)), WHITE)
+    assert len({position_key(pos), position_key(other), position_key(crowned)}) == 3
+
+
+# ----- forced wins, proved by brute force ---------------------------------------------------
+
+def forced_win(pos: Position, plies: int) -> bool:
+    """The side to move leaves the opponent without a move within ``plies`` (odd) plies."""
+    for m in legal_moves(pos):
+        after = play(pos, m)
+        replies = legal_moves(after)
+        if not replies:
+            return True
+        if plies >= 3 and all(forced_win(play(after, r), plies - 2) for r in replies):
+            return True
+    return False
+
+
+SHOTS = [  # White to move wins everything in 5 plies, starting with a quiet move (a sacrifice)
+    "W:W12,21,29:B9,16,18,23,42",
+    "W:W6,33,44:B9,12,35,39,43",
+    "W:W10,31,44:B13,26,35",
+    "W:W8,20,28:B15,17,22,37",
+]
+
+
+@pytest.mark.parametrize("fen", SHOTS)
+def test_finds_the_shot_with_exact_mate_distance(searcher, fen):
+    pos = pos_from_fen(fen)
+    assert not forced_win(pos, 3) and forced_win(pos, 5)
+    for threshold in (False, True):
+        r = fresh(searcher, threshold).search(pos, [], Limits(depth=9))
+        assert r.score == MATE - 5
+        assert not r.move.captured
+        after = play(pos, r.move)
+        assert all(forced_win(play(after, reply), 3) for reply in legal_moves(after))
+
+
+def test_mate_distance_for_the_losing_side(searcher):
+    pos = pos_from_fen(SHOTS[0])
+    r = fresh(searcher, False).search(pos, [], Limits(depth=9))
+    after = play(pos, r.move)
+    loser = fresh(searcher, False).search(after, [pos], Limits(depth=9))
+    assert loser.score == -(MATE - 4)
+
+
+def test_a_win_in_one_ply(searcher):
+    pos = pos_from_fen("W:W33,K46:B28")      # 33x22 takes Black's last piece
+    r = fresh(searcher).search(pos, [], Limits(depth=4), analyze=True)
+    assert r.score == MATE - 1
+
+
+# ----- draw rules ---------------------------------------------------------------------
+
+def king_walk(fen: str, plies: int, seed: int) -> list[Position]:
+    """A game of ``plies`` king moves without capture and without a repeated position."""
+    rng = random.Random(seed)
+    game = Game(pos_from_fen(fen))
+    seen = {game.position.key}
+
+    def walk() -> bool:
+        if len(game.moves) == plies:
+            return True
+        pos = game.position
+        moves = [m for m in legal_moves(pos) if pos.piece_at(m.frm) in "WB" and not m.captured]
+        rng.shuffle(moves)
+        for m in moves:
+            after = play(pos, m)
+            if after.key in seen or any(x.captured for x in legal_moves(after)):
+                continue
+            seen.add(after.key)
+            game.push(m)
+            if walk():
+                return True
+            game.pop()
+            seen.discard(after.key)
+        return False
+
+    assert walk()
+    return game.positions
+
+
+def test_repetition_is_a_draw_for_the_side_that_can_force_it(searcher):
+    # R, C, A1, A2, R, C, A1, A2, R: from R Black plays 5-10 and reaches C a third time.
+    r0 = pos_from_fen("B:WK47,K48,K49,K50:BK5")
+    game = Game(r0)
+    for text in ["5-10", "47-42", "10-5", "42-47"] * 2:
+        game.push(move_from_hub(game.position, text))
+    root = game.position
+    history = game.positions[1:-1]        # R itself only once before: no threefold yet
+    assert root == r0 and history.count(r0) == 1
+    lost = fresh(searcher, False).search(root, [], Limits(depth=6))
+    assert lost.score < -300
+    drawn = fresh(searcher, False).search(root, history, Limits(depth=6))
+    assert drawn.score == 0
+    assert drawn.move.frm == 5 and drawn.move.to == 10
+
+
+@pytest.mark.parametrize("fen,plies", [
+    ("B:WK47,K48,K49,K50:BK5", 49),      # 25-move rule: the 50th reversible ply draws
+    ("B:WK47,K48,31:BK5", 31),           # 16-move rule: king against three pieces
+    ("B:WK47,K48:BK5", 9),               # 5-move rule: king against two kings
+])
+def test_move_count_rules_draw_in_search(searcher, fen, plies):
+    positions = king_walk(fen, plies, seed=plies)
+    root, history = positions[-1], positions[:-1]
+    assert root.turn == WHITE
+    assert not any(m.captured for m in legal_moves(root))
+    free = fresh(searcher, False).search(root, [], Limits(depth=3))
+    assert free.score != 0
+    drawn = fresh(searcher, False).search(root, history, Limits(depth=3))
+    assert drawn.score == 0
+    shorter = fresh(searcher, False).search(root, history[2:], Limits(depth=1))
+    assert shorter.score != 0                # one move short of the rule: not yet a draw
+
+
+# ----- stop, limits, legality ---------------------------------------------------------------
+
+def test_stop_from_another_thread_ends_an_infinite_search(searcher):
+    fresh(searcher)
+    pos = pos_from_fen("B:W21,26,35,36,38,39,40,43,44,45,46,47,48,49,50:B1,2,3,4,5,8,9,10,11,13,14,15,19,20,22")
+    out = {}
+    infos = []
+    t = threading.Thread(target=lambda: out.update(r=searcher.search(
+        pos, [], Limits(infinite=True), on_info=infos.append)))
+    t.start()
+    while not infos:            # wait until the search is really running
+        t.join(0.01)
+    searcher.stop()
+    t.join(10)
+    assert not t.is_alive()
+    assert out["r"].move in legal_moves(pos)
+    assert out["r"].depth >= 1
+
+
+def test_stop_while_idle_is_harmless(searcher):
+    fresh(searcher).stop()
+    r = searcher.search(start_position(), [], Limits(depth=3))
+    assert r.depth == 3
+
+
+def test_node_limit_is_respected(searcher):
+    for limit in (1, 500, 20000):
+        r = fresh(searcher).search(start_position(), [], Limits(nodes=limit))
+        assert r.nodes <= limit
+        assert r.move in legal_moves(start_position())
+
+
+@pytest.mark.parametrize("threshold", [False, True])
+def test_every_returned_move_and_pv_is_legal(searcher, threshold):
+    positions = random_game_positions(9, 6, 70)[::7] + random_placements(10, 20)
+    for pos in positions:
+        if not legal_moves(pos):
+            r = fresh(searcher, threshold).search(pos, [], Limits(depth=3))
+            assert r.move is None
+            continue
+        r = fresh(searcher, threshold).search(pos, [], Limits(depth=4), analyze=True)
+        p = pos
+        for m in r.pv:
+            assert m in legal_moves(p)
+            p = play(p, m)
+        assert r.move == r.pv[0]
+        if r.ponder is not None:
+            assert r.ponder in legal_moves(play(pos, r.move))
+
+
+def test_fixed_depth_search_is_deterministic(searcher):
+    pos = pos_from_fen("B:W32,33,34,35,36,39,44,45,47,48,49,50:B1,2,3,4,5,7,9,14,15,17,18,19,20,23")
+    a = fresh(searcher).search(pos, [], Limits(depth=7))
+    b = fresh(searcher).search(pos, [], Limits(depth=7))
+    assert (a.nodes, a.score, a.pv) == (b.nodes, b.score, b.pv)
+
+
+def test_info_after_each_iteration(searcher):
+    infos = []
+    r = fresh(searcher).search(start_position(), [], Limits(depth=5), on_info=infos.append)
+    assert [i.depth for i in infos] == [1, 2, 3, 4, 5]
+    assert infos[-1].nodes == r.nodes and infos[-1].pv == r.pv
+    assert all(i.mean_depth > 0 for i in infos)
+
+
+def test_single_legal_move_is_answered_at_once_unless_analysing(searcher):
+    pos = pos_from_fen("W:W33:B28,5")      # 33x22 is forced
+    moves = legal_moves(pos)
+    assert len(moves) == 1
+    r = fresh(searcher).search(pos, [], Limits(depth=6))
+    assert r.move == moves[0] and r.nodes == 0
+    r = fresh(searcher).search(pos, [], Limits(depth=3), analyze=True)
+    assert r.move == moves[0] and r.nodes > 0
+
+
+def test_no_legal_move_gives_no_move(searcher):
+    r = fresh(searcher).search(pos_from_fen("W:W6:B1,K50"), [], Limits(depth=3))
+    assert r.move is None
+
+
+def test_ponder_waits_for_hit_or_stop(searcher):
+    fresh(searcher)
+    out = {}
+    infos = []
+    t = threading.Thread(target=lambda: out.update(r=searcher.search(
+        start_position(), [], Limits(movetime=0.01), on_info=infos.append, ponder=True)))
+    t.start()
+    while len(infos) < 3:        # a 10 ms normal search would be over by now if timed
+        t.join(0.01)
+    assert t.is_alive()
+    searcher.ponder_hit()
+    t.join(10)
+    assert not t.is_alive() and out["r"].move in legal_moves(start_position())
+
+
+# ----- options -------------------------------------------------------------------------
+
+def test_options_are_validated():
+    s = Searcher(16)
+    names = [o.name for o in s.options()]
+    assert names[:4] == ["tt-size", "threshold", "threshold-margin", "threshold-interval"]
+    assert s.set_option("threshold", "false") and not s.threshold
+    assert s.set_option("threshold", "true") and s.threshold
+    assert not s.set_option("threshold", "maybe")
+    assert s.set_option("threshold-margin", "150") and s.threshold_margin == 150
+    assert not s.set_option("threshold-margin", "-1")
+    assert not s.set_option("threshold-interval", "0")
+    assert not s.set_option("threshold-interval", "two")
+    assert not s.set_option("no-such-option", "1")
+    assert not s.set_option("tt-size", "40") and s.tt_log2 == 16
+    assert s.set_option("tt-size", "17") and s.tt_log2 == 17
+    assert [o for o in s.options() if o.name == "tt-size"][0].default == "17"
+
+
+# ----- time management -------------------------------------------------------------------
+
+def test_time_plans():
+    p = timeman.plan(Limits(depth=7))
+    assert p.depth == 7 and p.hard is None
+    p = timeman.plan(Limits(nodes=1000))
+    assert p.nodes == 1000 and p.hard is None
+    p = timeman.plan(Limits(movetime=1.0))
+    assert 0.9 < p.hard < 1.0 and p.soft == p.hard
+    p = timeman.plan(Limits(infinite=True))
+    assert p.hard is None and p.depth == timeman.MAX_DEPTH
+    p = timeman.plan(Limits())
+    assert p.hard is not None and p.hard <= timeman.DEFAULT_MOVETIME
+    assert timeman.plan(Limits(), analyze=True).hard is None
+
+
+@pytest.mark.parametrize("clock,inc,moves", [
+    (5.0, 0.1, None), (0.2, 0.1, None), (60.0, 0.0, None), (10.0, 0.0, 1), (10.0, 0.0, 40),
+    (0.0, 0.0, None), (-3.0, 0.1, None), (300.0, 2.0, 20), (0.04, 0.0, None),
+])
+def test_clock_budgets_never_exceed_the_clock(clock, inc, moves):
+    soft, hard = timeman.clock_budget(clock, inc, moves)
+    assert 0 < soft <= hard
+    if clock > 0.1:
+        assert hard <= clock - timeman.OVERHEAD
+    else:
+        assert hard <= timeman.MIN_THINK
+
+
+def test_sudden_death_spreads_the_clock():
+    soft, hard = timeman.clock_budget(60.0, 0.0, None)
+    assert hard < 60.0 / 5
