@@ -78,7 +78,7 @@ def _go(s: Session, args: list[str], rest: str) -> None:
 
 def _level(s: Session, args: list[str], rest: str) -> None:
     if not args:
-        s.out(f"Level: {s.level_name} ({describe_limits(s.limits)}). Levels: "
+        s.out(f"Level: {s.level_text()}. Levels: "
               + ", ".join(f"{k} ({describe_limits(v)})" for k, v in LEVELS.items())
               + "; or depth N, time SECONDS.")
         return
@@ -259,7 +259,7 @@ def _save(s: Session, args: list[str], rest: str) -> None:
 
 
 def _player_name(s: Session, side: int) -> str:
-    return f"Rafle ({s.level_name})" if s.players[side] == RAFLE else "Human"
+    return f"Rafle ({s.level_text()})" if s.players[side] == RAFLE else "Human"
 
 
 def _load(s: Session, args: list[str], rest: str) -> None:
@@ -336,7 +336,7 @@ def _color(s: Session, args: list[str], rest: str) -> None:
 
 def _status(s: Session, args: list[str], rest: str) -> None:
     s.out(f"{s.game.variant.name} draughts; White: {s.who(WHITE)}, Black: {s.who(BLACK)}; "
-          f"level {s.level_name} ({describe_limits(s.limits)}).")
+          f"level {s.level_text()}.")
     s.out(s.status())
 
 

@@ -133,7 +133,8 @@ class Session:
         if result is None or result.move is None or result.move not in legal_moves(pos):
             self.out("Rafle found no move to play")
             return False
-        note = f", {format_score(result.score)} depth {result.depth}"
+        note = (f": {format_score(result.score)}, depth {result.depth}"
+                if result.score is not None else "")
         self._push(result.move, by=RAFLE, note=note)
         if typed is not None:
             self._interrupted(typed)
@@ -303,7 +304,13 @@ class Session:
 
     def set_level(self, name: str, limits: Limits) -> None:
         self.level_name, self.limits = name, limits
-        self.out(f"Level: {name} ({describe_limits(limits)}).")
+        self.out(f"Level: {self.level_text()}.")
+
+    def level_text(self) -> str:
+        """``medium (depth 4)``, or just ``depth 6`` for limits given directly."""
+        if self.level_name in LEVELS:
+            return f"{self.level_name} ({describe_limits(self.limits)})"
+        return describe_limits(self.limits)
 
     def new_game(self, game: Game) -> None:
         self._reset(game)

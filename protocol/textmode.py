@@ -23,7 +23,7 @@ from engine import BLACK, VARIANTS, WHITE, BadInput, get_variant
 from .board_view import wants_color
 from .text_commands import execute
 from .text_session import HUMAN, RAFLE, Session
-from .thinking import LEVELS, describe_limits, parse_level
+from .thinking import LEVELS, parse_level
 
 
 class Terminal:
@@ -155,7 +155,7 @@ def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = N
     s.replay_step = term.replay_step
 
     term.write(f"Rafle: {variant.name} draughts. White: {s.who(WHITE)}, Black: "
-               f"{s.who(BLACK)}; level {s.level_name} ({describe_limits(s.limits)}). "
+               f"{s.who(BLACK)}; level {s.level_text()}. "
                "Type help for the commands.")
     opening = []
     if args.load:
