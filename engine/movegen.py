@@ -17,8 +17,8 @@ from .bits import lsb_index, popcount
 from .variants import (
     PREC_COUNT, PREC_CZECH, PREC_FRISIAN, PREC_ITALIAN, PREC_NONE, PREC_SPANISH,
     V_BOARD, V_CAPTURE_DIRS, V_FLYING_KING, V_HALT_BEHIND_KING, V_LAND_BEHIND,
-    V_MAN_BACK_CAPTURE, V_MAN_TAKES_KING, V_PASSING_PROMOTION, V_PRECEDENCE,
-    V_PROMO_BLACK, V_PROMO_WHITE, V_SHIFT_UL,
+    V_MAN_BACK_CAPTURE, V_MAN_TAKES_KING, V_PASSING_CAPTURE, V_PASSING_PROMOTION,
+    V_PRECEDENCE, V_PROMO_BLACK, V_PROMO_WHITE, V_SHIFT_UL,
 )
 
 MAX_MOVES = 1024   # rows of one move list; far above any legal position's count
@@ -52,7 +52,12 @@ def shift(bb, amount):
 
 
 @njit(cache=True, nogil=True)
-def _precedence_key(V, captured, kings, king_moves):
+def _precedence_key(V, captured, kings, king_moves, order):
+    """Larger is stronger: only the captures of the largest key are legal.
+
+    ``order`` (Italian only) has bit ``31 - i`` set when the i-th piece jumped was a
+    king, so at equal counts the capture meeting a king earliest has the larger key.
+    """
     prec = V[V_PRECEDENCE]
     if prec == PREC_NONE:
         return 0
@@ -67,13 +72,13 @@ def _precedence_key(V, captured, kings, king_moves):
     if prec == PREC_CZECH:
         return king_moves
     if prec == PREC_ITALIAN:
-        return (n * 2 + king_moves) * 64 + nk
+        return (((n * 2 + king_moves) * 64 + nk) << 32) | order
     return 0
 
 
 @njit(cache=True, nogil=True)
-def _record(V, out, state, start, end, captured, kings, king_moves, flags):
-    key = _precedence_key(V, captured, kings, king_moves)
+def _record(V, out, state, start, end, captured, kings, king_moves, flags, order):
+    key = _precedence_key(V, captured, kings, king_moves, order)
     if key < state[_BEST]:
         return
     if key > state[_BEST]:
@@ -81,8 +86,11 @@ def _record(V, out, state, start, end, captured, kings, king_moves, flags):
         state[_COUNT] = 0
     n = state[_COUNT]
     if popcount(captured) >= 3:
+        # Fewer than 3 jumped pieces cannot be reached by two paths.  The flags
+        # are compared too: a Russian man crowned on the way is a different move.
         for i in range(n):
-            if out[i, 2] == captured and out[i, 0] == start and out[i, 1] == end:
+            if (out[i, 2] == captured and out[i, 0] == start and out[i, 1] == end
+                    and out[i, 3] == flags):
                 return
     if n < out.shape[0]:
         out[n, 0] = start
@@ -145,15 +153,19 @@ def _piece_captures(V, S, start, king_moves, dirs, promo, opp, kings, empty, out
 
     Depth-first over partial captures held on an explicit stack: (square reached,
     captured set, info = back direction + 1 | king << 4 | promoted << 5 | straight
-    direction + 1 << 6).  A partial capture is pushed only if it can go on; otherwise
-    it is complete and recorded.  A flying king that may land on several squares
-    goes on straight ahead only from the first of them: from the others the same
-    jumps would be found again (the same move by a different path).
+    direction + 1 << 6 | Italian king order << 16).  A partial capture is pushed only
+    if it can go on; otherwise it is complete and recorded.  A flying king that may
+    land on several squares goes on straight ahead only from the first of them: from
+    the others the same jumps would be found again (the same move by a different
+    path).  With passing capture (Thai) a jumped piece leaves its square at once: the
+    square is free again and the king may turn back.
     """
     flying = V[V_FLYING_KING] != 0
     land_behind = V[V_LAND_BEHIND] != 0
     halt_king = V[V_HALT_BEHIND_KING] != 0
     passing = V[V_PASSING_PROMOTION] != 0
+    passing_capture = V[V_PASSING_CAPTURE] != 0
+    italian = V[V_PRECEDENCE] == PREC_ITALIAN
     takes_king = V[V_MAN_TAKES_KING] != 0
     ndirs = V[V_CAPTURE_DIRS]
     top = _push(state, 0, start, 0, king_moves << 4)
@@ -164,6 +176,8 @@ def _piece_captures(V, S, start, king_moves, dirs, promo, opp, kings, empty, out
         captured = state[base + 1]
         info = state[base + 2]
         skip = (info & 15) - 1
+        order = info >> 16
+        free = empty | captured if passing_capture else empty
         if (info >> 4) & 1:
             flags = (info >> 5) & 1
             skip2 = ((info >> 6) & 15) - 1
@@ -172,23 +186,33 @@ def _piece_captures(V, S, start, king_moves, dirs, promo, opp, kings, empty, out
                     continue
                 p = S[d, sq]
                 if flying:
-                    while p >= 0 and (empty >> p) & 1:
+                    while p >= 0 and (free >> p) & 1:
                         p = S[d, p]
                 if p < 0 or not (opp >> p) & 1 or (captured >> p) & 1:
                     continue
                 q = S[d, p]
-                if q < 0 or not (empty >> q) & 1:
+                if q < 0 or not (free >> q) & 1:
                     continue
                 now = captured | (1 << p)
-                back = d ^ 3 if d < 4 else d ^ 1
+                if italian:
+                    order2 = order | (((kings >> p) & 1) << (31 - popcount(captured)))
+                else:
+                    order2 = 0
+                if passing_capture:
+                    back = -1
+                    free2 = free | (1 << p)
+                else:
+                    back = d ^ 3 if d < 4 else d ^ 1
+                    free2 = free
                 only_first = not flying or land_behind
                 more = False
                 land = q
                 straight = -1
-                while land >= 0 and (empty >> land) & 1:
-                    if _king_can_jump(V, S, land, back, straight, opp, empty, now):
+                while land >= 0 and (free2 >> land) & 1:
+                    if _king_can_jump(V, S, land, back, straight, opp, free2, now):
                         top = _push(state, top, land, now,
-                                    (back + 1) | 16 | (flags << 5) | ((straight + 1) << 6))
+                                    (back + 1) | 16 | (flags << 5) | ((straight + 1) << 6)
+                                    | (order2 << 16))
                         more = True
                     if only_first:
                         break
@@ -201,8 +225,8 @@ def _piece_captures(V, S, start, king_moves, dirs, promo, opp, kings, empty, out
                 if halt_king and (kings >> p) & 1:
                     only_first = True
                 land = q
-                while land >= 0 and (empty >> land) & 1:
-                    _record(V, out, state, start, land, now, kings, king_moves, flags)
+                while land >= 0 and (free2 >> land) & 1:
+                    _record(V, out, state, start, land, now, kings, king_moves, flags, order2)
                     if only_first:
                         break
                     land = S[d, land]
@@ -216,20 +240,27 @@ def _piece_captures(V, S, start, king_moves, dirs, promo, opp, kings, empty, out
                 if not takes_king and (kings >> p) & 1:
                     continue
                 q = S[d, p]
-                if q < 0 or not (empty >> q) & 1:
+                if q < 0 or not (free >> q) & 1:
                     continue
                 now = captured | (1 << p)
+                if italian:
+                    order2 = order | (((kings >> p) & 1) << (31 - popcount(captured)))
+                else:
+                    order2 = 0
+                free2 = free | (1 << p) if passing_capture else free
                 back = d ^ 3 if d < 4 else d ^ 1
                 crowned = (promo >> q) & 1
                 if passing and crowned:
-                    if _king_can_jump(V, S, q, back, -1, opp, empty, now):
-                        top = _push(state, top, q, now, (back + 1) | 16 | 32)
+                    if passing_capture:
+                        back = -1
+                    if _king_can_jump(V, S, q, back, -1, opp, free2, now):
+                        top = _push(state, top, q, now, (back + 1) | 16 | 32 | (order2 << 16))
                     else:
-                        _record(V, out, state, start, q, now, kings, 0, FLAG_PROMOTE)
-                elif _man_can_jump(V, S, q, dirs, opp, kings, empty, now):
-                    top = _push(state, top, q, now, back + 1)
+                        _record(V, out, state, start, q, now, kings, 0, FLAG_PROMOTE, order2)
+                elif _man_can_jump(V, S, q, dirs, opp, kings, free2, now):
+                    top = _push(state, top, q, now, (back + 1) | (order2 << 16))
                 else:
-                    _record(V, out, state, start, q, now, kings, 0, crowned)
+                    _record(V, out, state, start, q, now, kings, 0, crowned, order2)
 
 
 @njit(cache=True, nogil=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import movegen as mg
-from .variants import INTERNATIONAL, Variant
+from .variants import GOAL_BREAKTHROUGH, GOAL_LOSING, INTERNATIONAL, Variant
 
 WHITE, BLACK = 0, 1
 
@@ -90,12 +90,9 @@ def _scratch():
 
 
 def start_position(variant: Variant = INTERNATIONAL) -> Position:
-    """The initial position of ``variant``."""
-    n = variant.nsquares
-    rows = 4 if variant.width == 10 else 3
-    per_row = variant.width // 2
-    black = sum(1 << variant.square_bit(s) for s in range(1, rows * per_row + 1))
-    white = sum(1 << variant.square_bit(s) for s in range(n - rows * per_row + 1, n + 1))
+    """The initial position of ``variant`` (its own setup and side to move first)."""
+    black = sum(1 << variant.square_bit(s) for s in variant.start_black)
+    white = sum(1 << variant.square_bit(s) for s in variant.start_white)
     return Position(white, black, 0, WHITE if variant.white_starts else BLACK, variant)
 
 
@@ -153,9 +150,26 @@ def perft_divide(pos: Position, depth: int, bulk: bool = True) -> list[tuple[Mov
     return [(m, perft(play(pos, m), depth - 1, bulk)) for m in legal_moves(pos)]
 
 
+def winner(pos: Position) -> int | None:
+    """WHITE or BLACK if the game is over by the variant's goal, else None.
+
+    Normal goal: the side to move without a legal move (no pieces or all blocked)
+    has lost.  Antidraughts (losing): it has won.  Breakthrough: the side that owns a
+    king has crowned it first and has won (a position with kings of both sides is
+    never reached in a game; White is then taken to have won).  Draw rules are the
+    game record's business (:mod:`engine.game`).
+    """
+    goal = pos.variant.goal
+    if goal == GOAL_BREAKTHROUGH and pos.kings:
+        return WHITE if pos.kings & pos.white else BLACK
+    if legal_moves(pos):
+        return None
+    return pos.turn if goal == GOAL_LOSING else 1 - pos.turn
+
+
 def is_lost(pos: Position) -> bool:
-    """The side to move has no legal move (no pieces or all blocked): it has lost."""
-    return not legal_moves(pos)
+    """The side to move has lost: no legal move (normal goal), or see :func:`winner`."""
+    return winner(pos) == 1 - pos.turn
 
 
 def warm_up() -> None:

@@ -1,11 +1,17 @@
 """Geometry and rule switches of each variant, as data the kernels read.
 
-A board is described by its width (10 or 8).  Dark squares are numbered 1..N row by
-row from the top-left, as in FMJD notation (square 1 = b10 on 10x10, b8 on 8x8).
-Internally square s (1-based) lives at bit ``(s-1) + (s-1)//width``: every pair of
-rows is followed by one unused "ghost" bit, so that every diagonal step is a single
-shift (by width/2 or width/2+1) and steps off the board land on a ghost bit or fall
-off the word.
+A board is described by its width (10 or 8).  Internally the dark squares are laid
+out row by row from the top-left, as in FMJD notation (square 1 = b10 on 10x10, b8
+on 8x8): the square at row r, index i of that row (0-based) lives at bit
+``k + k // width`` with ``k = r * width/2 + i``.  Every pair of rows is followed by
+one unused "ghost" bit, so that every diagonal step is a single shift (by width/2 or
+width/2+1) and steps off the board land on a ghost bit or fall off the word.
+
+A variant's own square numbers map onto that layout through ``square_bit`` /
+``bit_square``.  They are the layout's numbers except in the Italian orientation
+(Italian, Spanish), where the board is turned so that the lower-left corner is a
+light square and square 1 is a8: that is the standard layout mirrored left-right,
+which the kernels do not need to know (every rule is mirror-symmetric).
 
 Everything a kernel needs about a variant is packed in two int64 arrays:
 
@@ -15,6 +21,11 @@ Everything a kernel needs about a variant is packed in two int64 arrays:
 Directions: 0 up-left, 1 up-right, 2 down-left, 3 down-right (diagonals, "up" is
 towards square 1, White's forward), then 4 left, 5 right, 6 up, 7 down (orthogonal
 captures of Frisian: the next square of the same colour on that line).
+
+The :class:`Variant` record also carries what the rest of Rafle needs to know:
+who moves first and the start position, the goal (normal, breakthrough, losing), the
+PDN GameType, the draw-rule parameters, and the conventions of Hub strings that
+pydraughts uses for 8x8 boards (see :class:`Variant`).
 """
 from __future__ import annotations
 
@@ -43,7 +54,8 @@ V_MAN_TAKES_KING = 13    # 0 in italian: men cannot capture kings
 V_CAPTURE_DIRS = 14      # 4 (diagonal) or 8 (with orthogonal captures)
 V_NSQUARES = 15
 V_WIDTH = 16
-V_SIZE = 17
+V_PASSING_CAPTURE = 17   # thai: jumped pieces leave at once (squares free, 180-degree turns)
+V_SIZE = 18
 
 PREC_NONE = 0       # free choice among captures
 PREC_COUNT = 1      # most pieces (kings and men alike)
@@ -52,10 +64,38 @@ PREC_SPANISH = 3    # most pieces, then most kings
 PREC_CZECH = 4      # a capture with a king before a capture with a man
 PREC_ITALIAN = 5    # most pieces, king first, most kings, earliest king
 
+# Goals (what ends a game besides the draw rules).
+GOAL_NORMAL = "normal"              # the side to move without a legal move loses
+GOAL_BREAKTHROUGH = "breakthrough"  # the first side to crown a king wins
+GOAL_LOSING = "losing"              # the side to move without a legal move wins
 
-@dataclass(frozen=True)
+# End-of-game draw rules beyond repetition and the reversible-move count.
+ENDGAME_FMJD = "fmjd"          # 16- and 5-move rules (spec/rules.md 4.1)
+ENDGAME_RUSSIAN = "russian"    # fmjd64 7.2.4-7.2.8 (spec/rules.md 4.6)
+ENDGAME_FRISIAN = "frisian"    # 2 kings v 1 king: 7 moves; 1 v 1: 2 moves (lidraughts)
+ENDGAME_NONE = ""
+
+
+@dataclass(frozen=True, eq=False)
 class Variant:
-    """A variant's name, rules and the kernel tables built from them."""
+    """A variant's name, rules and the kernel tables built from them.
+
+    Numbering and notation:
+
+    * ``mirrored``: the Italian orientation (square 1 = a8, see the module docstring).
+    * ``algebraic``: PDN moves are written a1-h8 (Russian, Brazilian, Czech).
+    * ``hub_rotated``: the Hub position string lists the board turned 180 degrees with
+      the colours swapped (pydraughts keeps English checkers that way internally and
+      sends it as is: character k is square 33-k, ``w`` a black piece, side ``W``
+      Black).
+    * ``hub_from_a1``: Hub *moves* number the squares from a1 row by row upwards
+      (pydraughts' numeric notation for Russian and Brazilian; its position string
+      keeps the standard numbering).
+
+    Draw-rule data for the game rules: ``repetitions`` (occurrences of a position that
+    draw), ``reversible_plies`` (plies of king moves without capture, or without
+    capture and man move, that draw; 0 = none) and ``endgame`` (an ``ENDGAME_*`` key).
+    """
 
     name: str
     hub_name: str
@@ -63,6 +103,20 @@ class Variant:
     white_starts: bool
     table: np.ndarray
     steps: np.ndarray
+    aliases: tuple[str, ...] = ()
+    goal: str = GOAL_NORMAL
+    gametype: int = 20
+    start_white: tuple[int, ...] = ()
+    start_black: tuple[int, ...] = ()
+    mirrored: bool = False
+    algebraic: bool = False
+    hub_rotated: bool = False
+    hub_from_a1: bool = False
+    repetitions: int = 3
+    reversible_plies: int = 50
+    endgame: str = ENDGAME_FMJD
+    square_bits: tuple[int, ...] = ()    # square number -> bit (index 0 unused)
+    bit_squares: tuple[int, ...] = ()    # bit -> square number, 0 off the board
 
     @property
     def nsquares(self) -> int:
@@ -70,25 +124,59 @@ class Variant:
 
     def square_bit(self, square: int) -> int:
         """Internal bit of a 1-based square number."""
-        return (square - 1) + (square - 1) // self.width
+        return self.square_bits[square]
 
     def bit_square(self, bit: int) -> int:
         """1-based square number of an internal bit."""
-        return bit - bit // (self.width + 1) + 1
+        return self.bit_squares[bit]
+
+    def coords(self, square: int) -> tuple[int, int]:
+        """(row from the top, column from the left) of a square, as a player sees it."""
+        row, col = _coords(self.width, _layout_square(self, square))
+        return (row, self.width - 1 - col) if self.mirrored else (row, col)
+
+    def square_at(self, row: int, col: int) -> int | None:
+        """The square at (row, column) as a player sees it, or None (light / off board)."""
+        w = self.width
+        if not (0 <= row < w and 0 <= col < w):
+            return None
+        if self.mirrored:
+            col = w - 1 - col
+        if (row + col) % 2 == 0:
+            return None
+        bit = _layout_bit(w, row * (w // 2) + col // 2 + 1)
+        return self.bit_squares[bit]
+
+    def __repr__(self) -> str:
+        return f"Variant({self.name!r})"
+
+    def __reduce__(self):
+        # Variants are singletons compared by identity: unpickle to the registered one.
+        return (get_variant, (self.name,))
 
 
-def _coords(width: int, square: int) -> tuple[int, int]:
+def _coords(width: int, layout_square: int) -> tuple[int, int]:
+    """(row, col) of a square of the standard layout (square 1 at row 0, col 1)."""
     half = width // 2
-    row, i = divmod(square - 1, half)
+    row, i = divmod(layout_square - 1, half)
     col = 2 * i + 1 if row % 2 == 0 else 2 * i
     return row, col
+
+
+def _layout_bit(width: int, layout_square: int) -> int:
+    return (layout_square - 1) + (layout_square - 1) // width
+
+
+def _layout_square(v: Variant, square: int) -> int:
+    bit = v.square_bits[square]
+    return bit - bit // (v.width + 1) + 1
 
 
 def _build_steps(width: int) -> np.ndarray:
     half = width // 2
     by_coord = {}
     for s in range(1, width * half + 1):
-        by_coord[_coords(width, s)] = (s - 1) + (s - 1) // width
+        by_coord[_coords(width, s)] = _layout_bit(width, s)
     deltas = [(-1, -1), (-1, 1), (1, -1), (1, 1), (0, -2), (0, 2), (-2, 0), (2, 0)]
     steps = np.full((NDIRS, 64), -1, dtype=np.int64)
     for (row, col), bit in by_coord.items():
@@ -97,12 +185,27 @@ def _build_steps(width: int) -> np.ndarray:
     return steps
 
 
-def _make(name, hub_name, width, *, man_back_capture, flying_king, precedence,
-          passing_promotion=False, halt_behind_king=False, land_behind=False,
-          man_takes_king=True, orthogonal=False, white_starts=True) -> Variant:
+def _numbering(width: int, mirrored: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
     half = width // 2
     n = width * half
-    bit = lambda s: (s - 1) + (s - 1) // width
+    square_bits = [0] * (n + 1)
+    bit_squares = [0] * 64
+    for s in range(1, n + 1):
+        row, i = divmod(s - 1, half)
+        layout = row * half + (half - 1 - i if mirrored else i) + 1
+        bit = _layout_bit(width, layout)
+        square_bits[s] = bit
+        bit_squares[bit] = s
+    return tuple(square_bits), tuple(bit_squares)
+
+
+def _make(name, hub_name, width, *, man_back_capture, flying_king, precedence,
+          passing_promotion=False, halt_behind_king=False, land_behind=False,
+          passing_capture=False, man_takes_king=True, orthogonal=False,
+          white_starts=True, start_rows=None, **record) -> Variant:
+    half = width // 2
+    n = width * half
+    bit = lambda s: _layout_bit(width, s)
     table = np.zeros(V_SIZE, dtype=np.int64)
     table[V_BOARD] = sum(1 << bit(s) for s in range(1, n + 1))
     table[V_PROMO_WHITE] = sum(1 << bit(s) for s in range(1, half + 1))
@@ -117,6 +220,7 @@ def _make(name, hub_name, width, *, man_back_capture, flying_king, precedence,
     table[V_PASSING_PROMOTION] = passing_promotion
     table[V_HALT_BEHIND_KING] = halt_behind_king
     table[V_LAND_BEHIND] = land_behind
+    table[V_PASSING_CAPTURE] = passing_capture
     table[V_MAN_TAKES_KING] = man_takes_king
     table[V_CAPTURE_DIRS] = 8 if orthogonal else 4
     table[V_NSQUARES] = n
@@ -124,24 +228,76 @@ def _make(name, hub_name, width, *, man_back_capture, flying_king, precedence,
     table.flags.writeable = False
     steps = _build_steps(width)
     steps.flags.writeable = False
-    return Variant(name, hub_name, width, white_starts, table, steps)
+    rows = start_rows if start_rows is not None else (4 if width == 10 else 3)
+    record.setdefault("start_black", tuple(range(1, rows * half + 1)))
+    record.setdefault("start_white", tuple(range(n - rows * half + 1, n + 1)))
+    square_bits, bit_squares = _numbering(width, record.get("mirrored", False))
+    return Variant(name, hub_name, width, white_starts, table, steps,
+                   square_bits=square_bits, bit_squares=bit_squares, **record)
 
+
+# ----- 10x10 ---------------------------------------------------------------------
 
 INTERNATIONAL = _make("international", "normal", 10, man_back_capture=True,
-                      flying_king=True, precedence=PREC_COUNT)
+                      flying_king=True, precedence=PREC_COUNT,
+                      aliases=("standard", "fmjd", "from position"))
+KILLER = _make("killer", "killer", 10, man_back_capture=True, flying_king=True,
+               precedence=PREC_COUNT, halt_behind_king=True)
+FRISIAN = _make("frisian", "frisian", 10, man_back_capture=True, flying_king=True,
+                precedence=PREC_FRISIAN, orthogonal=True, gametype=40,
+                endgame=ENDGAME_FRISIAN)
+FRYSK = _make("frysk", "frysk", 10, man_back_capture=True, flying_king=True,
+              precedence=PREC_FRISIAN, orthogonal=True, gametype=40,
+              endgame=ENDGAME_FRISIAN, start_rows=1, aliases=("frysk!",))
+BREAKTHROUGH = _make("breakthrough", "bt", 10, man_back_capture=True, flying_king=True,
+                     precedence=PREC_COUNT, goal=GOAL_BREAKTHROUGH)
+LOSING = _make("antidraughts", "losing", 10, man_back_capture=True, flying_king=True,
+               precedence=PREC_COUNT, goal=GOAL_LOSING,
+               aliases=("losing", "giveaway", "antidraughts"))
 
-VARIANTS = {v.name: v for v in (INTERNATIONAL,)}
-HUB_NAMES = {v.hub_name: v for v in VARIANTS.values()}
-ALIASES = {"normal": "international", "standard": "international"}
+# ----- 8x8 -----------------------------------------------------------------------
+
+ENGLISH = _make("english", "english", 8, man_back_capture=False, flying_king=False,
+                precedence=PREC_NONE, white_starts=False, gametype=21,
+                reversible_plies=80, endgame=ENDGAME_NONE, hub_rotated=True,
+                aliases=("checkers", "american"))
+RUSSIAN = _make("russian", "russian", 8, man_back_capture=True, flying_king=True,
+                precedence=PREC_NONE, passing_promotion=True, gametype=25,
+                algebraic=True, hub_from_a1=True, reversible_plies=30,
+                endgame=ENDGAME_RUSSIAN, aliases=("shashki",))
+BRAZILIAN = _make("brazilian", "brazilian", 8, man_back_capture=True, flying_king=True,
+                  precedence=PREC_COUNT, gametype=26, algebraic=True, hub_from_a1=True,
+                  reversible_plies=30, endgame=ENDGAME_RUSSIAN)
+POOL = _make("pool", "pool", 8, man_back_capture=True, flying_king=True,
+             precedence=PREC_NONE, white_starts=False, gametype=23, reversible_plies=30,
+             endgame=ENDGAME_NONE, aliases=("american pool",))
+ITALIAN = _make("italian", "italian", 8, man_back_capture=False, flying_king=False,
+                precedence=PREC_ITALIAN, man_takes_king=False, gametype=22, mirrored=True,
+                repetitions=4, reversible_plies=80, endgame=ENDGAME_NONE)
+SPANISH = _make("spanish", "spanish", 8, man_back_capture=False, flying_king=True,
+                precedence=PREC_SPANISH, gametype=24, mirrored=True, endgame=ENDGAME_NONE)
+CZECH = _make("czech", "czech", 8, man_back_capture=False, flying_king=True,
+              precedence=PREC_CZECH, gametype=29, algebraic=True, reversible_plies=30,
+              endgame=ENDGAME_NONE)
+THAI = _make("thai", "thai", 8, man_back_capture=False, flying_king=True,
+             precedence=PREC_NONE, land_behind=True, passing_capture=True, gametype=31,
+             start_rows=2, endgame=ENDGAME_NONE)
+
+ALL = (INTERNATIONAL, KILLER, BREAKTHROUGH, FRISIAN, LOSING, FRYSK,
+       RUSSIAN, BRAZILIAN, ENGLISH, ITALIAN, SPANISH, CZECH, THAI, POOL)
+VARIANTS = {v.name: v for v in ALL}
+HUB_NAMES = {v.hub_name: v for v in ALL}
+ALIASES = {alias: v for v in ALL for alias in v.aliases}
 
 
 def get_variant(name: str) -> Variant:
-    """The variant called ``name`` (its own name or its Hub name)."""
+    """The variant called ``name``: its own name, its Hub name or an alias."""
     from .errors import BadInput
 
-    key = ALIASES.get(name.lower(), name.lower())
-    if key in VARIANTS:
-        return VARIANTS[key]
-    if key in HUB_NAMES:
-        return HUB_NAMES[key]
-    raise BadInput(f"unknown variant {name!r} (known: {', '.join(sorted(VARIANTS))})")
+    if isinstance(name, Variant):
+        return name
+    key = str(name).strip().lower()
+    for table in (VARIANTS, HUB_NAMES, ALIASES):
+        if key in table:
+            return table[key]
+    raise BadInput(f"unknown variant {name!r} (known: {', '.join(v.hub_name for v in ALL)})")
