@@ -173,11 +173,9 @@ def write_pdn(game: Game, tags: dict[str, str] | None = None, comment: str | Non
     words = []
     for i, (pos, move) in enumerate(zip(game.positions, game.moves)):
         number = i // 2 + 1 if game.start.turn == WHITE else (i + 1) // 2 + 1
-        if pos.turn == WHITE:
-            words.append(f"{number}.")
-        elif i == 0:
-            words.append(f"{number}...")
-        words.append(move_to_pdn(pos, move))
+        # A move number stays on the line of its move.
+        prefix = f"{number}. " if pos.turn == WHITE else f"{number}... " if i == 0 else ""
+        words.append(prefix + move_to_pdn(pos, move))
     if comment:
         words += ("{" + comment.replace("}", ")") + "}").split()
     words.append(result)

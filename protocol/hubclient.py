@@ -1,0 +1,248 @@
+"""A Hub client: drives one Hub engine process for the match runner, trusting nothing.
+
+The engine runs as a child process.  A reader thread timestamps every stdout line and
+queues it, another keeps the last lines of stderr (for the log when the engine dies),
+so the caller never blocks on a pipe: every wait has a deadline.  Anything that goes
+wrong (no ``wait``/``ready``, end of output, no ``done`` in time) raises
+:class:`EngineError`; the match runner then scores the game and restarts the engine.
+"""
+from __future__ import annotations
+
+import collections
+import os
+import queue
+import shlex
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+
+class EngineError(Exception):
+    """The engine crashed, hung or broke the protocol; the message says how."""
+
+
+def parse_line(line: str) -> tuple[str, dict[str, str]]:
+    """Command and arguments of a Hub line (``name=value``, quoted values, bare flags)."""
+    words: list[str] = []
+    i, n = 0, len(line)
+    while i < n:
+        if line[i].isspace():
+            i += 1
+            continue
+        if line[i] == "=":
+            words.append("=")
+            i += 1
+            continue
+        if line[i] == '"':
+            j = line.find('"', i + 1)
+            j = n if j < 0 else j
+            words.append("\0" + line[i + 1:j])       # \0 marks a quoted value
+            i = j + 1
+            continue
+        j = i
+        while j < n and not line[j].isspace() and line[j] not in '="':
+            j += 1
+        words.append(line[i:j])
+        i = j
+    if not words:
+        return "", {}
+    command, args, k = words[0].lstrip("\0"), {}, 1
+    while k < len(words):
+        name = words[k].lstrip("\0")
+        if k + 1 < len(words) and words[k + 1] == "=":
+            args[name] = words[k + 2].lstrip("\0") if k + 2 < len(words) else ""
+            k += 3
+        else:
+            args[name] = ""
+            k += 1
+    return command, args
+
+
+def quote(value: str) -> str:
+    return f'"{value}"' if not value or any(c.isspace() or c in '="' for c in value) else value
+
+
+@dataclass
+class SearchReply:
+    """What the engine answered to one ``go``: the move text (None for a bare ``done``),
+    the wall time from sending ``go`` to reading ``done``, and its last ``info``."""
+
+    move: str | None
+    elapsed: float
+    info: dict[str, str] = field(default_factory=dict)
+
+
+class HubClient:
+    """One Hub engine process."""
+
+    def __init__(self, command: str | list[str], options: dict[str, str] | None = None,
+                 log: Callable[[str], None] | None = None, label: str = "engine"):
+        self.argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not self.argv:
+            raise EngineError("empty engine command")
+        self.options = dict(options or {})
+        self.label = label
+        self._log = log or (lambda text: None)
+        self.name = os.path.basename(self.argv[0])
+        self.params: dict[str, dict[str, str]] = {}
+        self.proc: subprocess.Popen | None = None
+        self._lines: queue.Queue = queue.Queue()
+        self._stderr: collections.deque = collections.deque(maxlen=20)
+
+    # ----- process -------------------------------------------------------------
+    def start(self, timeout: float = 120.0) -> None:
+        """Launch the engine and run the handshake (``hub`` ... ``wait``, ``init`` ... ``ready``)."""
+        try:
+            self.proc = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True, bufsize=1, encoding="utf-8",
+                errors="replace")
+        except OSError as e:
+            raise EngineError(f"cannot start {' '.join(self.argv)!r}: {e}") from None
+        self._lines = queue.Queue()
+        threading.Thread(target=self._read_stdout, args=(self.proc, self._lines),
+                         daemon=True).start()
+        threading.Thread(target=self._read_stderr, args=(self.proc,), daemon=True).start()
+        deadline = time.monotonic() + timeout
+        self.send("hub")
+        while True:
+            command, args = parse_line(self._next(deadline, "wait")[1])
+            if command == "id" and args.get("name"):
+                self.name = args["name"]
+            elif command == "param" and args.get("name"):
+                self.params[args["name"]] = args
+            elif command == "wait":
+                break
+        for name, value in self.options.items():
+            self.send(f"set-param name={quote(name)} value={quote(value)}")
+        self.send("init")
+        while parse_line(self._next(deadline, "ready")[1])[0] != "ready":
+            pass
+
+    def _read_stdout(self, proc: subprocess.Popen, lines: queue.Queue) -> None:
+        try:
+            for line in proc.stdout:
+                lines.put((time.perf_counter(), line.rstrip("\r\n")))
+        except (OSError, ValueError):
+            pass
+        lines.put((time.perf_counter(), None))
+
+    def _read_stderr(self, proc: subprocess.Popen) -> None:
+        try:
+            for line in proc.stderr:
+                self._stderr.append(line.rstrip())
+        except (OSError, ValueError):
+            pass
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def stderr_tail(self) -> str:
+        return " | ".join(self._stderr)
+
+    def quit(self, grace: float = 2.0) -> None:
+        """Ask the engine to quit; kill it if it does not within ``grace`` seconds."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        try:
+            if proc.poll() is None:
+                proc.stdin.write("quit\n")
+                proc.stdin.flush()
+        except (OSError, ValueError):
+            pass
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            try:
+                stream.close()
+            except (OSError, ValueError):
+                pass
+
+    # ----- lines ---------------------------------------------------------------
+    def send(self, line: str) -> None:
+        self._log(f"{self.label} < {line}")
+        if not self.alive():
+            raise EngineError(f"{self.name} is not running{self._exit_note()}")
+        try:
+            self.proc.stdin.write(line + "\n")
+            self.proc.stdin.flush()
+        except (OSError, ValueError):
+            raise EngineError(f"{self.name} closed its input{self._exit_note()}") from None
+
+    def _exit_note(self) -> str:
+        code = self.proc.poll() if self.proc else None
+        note = f" (exit code {code})" if code is not None else ""
+        tail = self.stderr_tail()
+        return note + (f"; stderr: {tail}" if tail else "")
+
+    def _next(self, deadline: float, waiting_for: str) -> tuple[float, str]:
+        left = deadline - time.monotonic()
+        try:
+            stamp, line = self._lines.get(timeout=max(left, 0.0))
+        except queue.Empty:
+            raise EngineError(f"{self.name} gave no {waiting_for!r} in time") from None
+        if line is None:
+            self._lines.put((stamp, None))        # stay at end of output
+            time.sleep(0.05)                      # let the exit code and stderr arrive
+            raise EngineError(f"{self.name} ended its output{self._exit_note()}")
+        self._log(f"{self.label} > {line}")
+        return stamp, line
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                stamp, line = self._lines.get_nowait()
+            except queue.Empty:
+                return
+            if line is None:
+                self._lines.put((stamp, None))
+                return
+            self._log(f"{self.label} > {line}  (stale)")
+
+    # ----- commands ------------------------------------------------------------
+    def ping(self, timeout: float = 10.0) -> None:
+        self._drain()
+        self.send("ping")
+        deadline = time.monotonic() + timeout
+        while parse_line(self._next(deadline, "pong")[1])[0] != "pong":
+            pass
+
+    def new_game(self) -> None:
+        self.send("new-game")
+
+    def search(self, position: str, moves: list[str], level: list[str],
+               deadline: float, stop_at: float | None = None) -> SearchReply:
+        """Set up ``position`` + ``moves`` (Hub strings), send ``level`` lines and
+        ``go think``, and wait for ``done`` until the monotonic ``deadline``.  At
+        ``stop_at`` (if given) ``stop`` is sent once, so an engine that has used up its
+        budget can still answer before the deadline."""
+        self._drain()
+        self.send(f'pos pos={position} moves="{" ".join(moves)}"')
+        for line in level:
+            self.send(f"level {line}")
+        self.send("go think")
+        sent = time.perf_counter()
+        info: dict[str, str] = {}
+        stopped = stop_at is None
+        while True:
+            wait_until = deadline if stopped else min(deadline, stop_at)
+            try:
+                stamp, line = self._next(wait_until, "done")
+            except EngineError:
+                if stopped or not self.alive() or time.monotonic() >= deadline:
+                    raise
+                self.send("stop")
+                stopped = True
+                continue
+            command, args = parse_line(line)
+            if command == "info":
+                info = args
+            elif command == "done":
+                move = args.get("move") or None
+                return SearchReply(move, stamp - sent, info)

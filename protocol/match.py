@@ -1,0 +1,487 @@
+"""``rafle match``: play a match between two Hub engines and report who is stronger.
+
+Each engine is a command (``rafle hub``, ``dame hub``, ``scan hub``) driven by
+:class:`protocol.hubclient.HubClient`.  Openings come in pairs with colours swapped;
+the runner keeps both clocks itself, sends the full game (start position plus every
+move) before each move so engines can see repetitions, judges every move and ends
+games by the rules (:mod:`engine.game`).  An engine that crashes, hangs, answers an
+illegal move or oversteps its clock loses that game and is restarted.  After each game
+a line of W/D/L, score, Elo with its 95% error bar and the SPRT state is printed; the
+last line (``match ...``) is the machine-readable summary.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine import BadInput, WHITE, move_from_hub, move_to_hub, pos_to_hub
+from engine.game import Game
+from engine.pdn import write_pdn
+
+from .elo import Sprt, elo_estimate, sprt_bounds
+from .hubclient import EngineError, HubClient, quote
+from .openings import Opening, load_openings
+
+BAR = 24
+
+
+@dataclass(frozen=True)
+class Limit:
+    """One engine's thinking limit: a clock (``[moves/]base[+inc]``) or per-move limits."""
+
+    base: float | None = None
+    inc: float = 0.0
+    moves: int = 0                      # moves per time control, 0 = whole game
+    movetime: float | None = None
+    depth: int | None = None
+    nodes: int | None = None
+
+    @property
+    def clock(self) -> bool:
+        return self.base is not None
+
+    def describe(self) -> str:
+        if self.clock:
+            text = f"{self.base:g}+{self.inc:g}"
+            return f"{self.moves}/{text}" if self.moves else text
+        parts = [f"movetime={self.movetime:g}s" if self.movetime else "",
+                 f"depth={self.depth}" if self.depth else "",
+                 f"nodes={self.nodes}" if self.nodes else ""]
+        return " ".join(p for p in parts if p)
+
+
+def parse_tc(text: str) -> tuple[float, float, int]:
+    """``10+0.1``, ``60`` or ``40/300+1`` -> (base, inc, moves)."""
+    moves = 0
+    body = text
+    if "/" in text:
+        m, body = text.split("/", 1)
+        moves = int(m)
+    base, _, inc = body.partition("+")
+    values = float(base), float(inc or 0), moves
+    if values[0] <= 0 or values[1] < 0 or moves < 0:
+        raise ValueError(f"bad time control {text!r}")
+    return values
+
+
+def per_engine(text: str | None, kind=float) -> tuple:
+    """``a`` for both engines or ``a,b`` for engine 1 and engine 2."""
+    if text is None:
+        return None, None
+    parts = text.split(",")
+    if len(parts) > 2:
+        raise ValueError(f"{text!r}: give one value or two separated by a comma")
+    values = [kind(p) for p in parts]
+    return (values[0], values[-1])
+
+
+@dataclass
+class EngineStats:
+    name: str
+    time_losses: int = 0
+    crashes: int = 0
+    illegal: int = 0
+    moves: int = 0
+    think_time: float = 0.0
+    max_move_time: float = 0.0
+    max_overshoot: float | None = None   # largest (time used - budget) of one move
+    min_clock: float | None = None       # least time left after a move
+
+    def record(self, elapsed: float, budget: float | None, left: float | None) -> None:
+        self.moves += 1
+        self.think_time += elapsed
+        self.max_move_time = max(self.max_move_time, elapsed)
+        if budget is not None:
+            over = elapsed - budget
+            self.max_overshoot = over if self.max_overshoot is None else max(self.max_overshoot, over)
+        if left is not None:
+            self.min_clock = left if self.min_clock is None else min(self.min_clock, left)
+
+
+@dataclass
+class GameResult:
+    number: int
+    white: int                          # engine index (0 or 1) playing White
+    game: Game
+    result: str                         # '2-0', '1-1', '0-2'
+    reason: str
+    opening: int
+
+    def points(self, engine: int) -> float:
+        white_points = {"2-0": 1.0, "1-1": 0.5, "0-2": 0.0}[self.result]
+        return white_points if engine == self.white else 1.0 - white_points
+
+
+class Match:
+    def __init__(self, args: argparse.Namespace, out=None):
+        self.args = args
+        self.out = out or sys.stdout
+        self.commands = [args.engine1, args.engine2]
+        self.names = [args.name1, args.name2]
+        self.options = [dict(args.option + args.option1), dict(args.option + args.option2)]
+        self.limits = self._limits(args)
+        self.openings: list[Opening] = load_openings(args.openings)
+        self.sprt = Sprt.parse(args.sprt) if args.sprt else None
+        self.stats = [EngineStats("engine1"), EngineStats("engine2")]
+        self.results: list[GameResult] = []
+        self.verdict: str | None = None
+        self.lock = threading.Lock()
+        self.log_lock = threading.Lock()
+        self.stop = threading.Event()
+        self.aborted = False
+        self.started = [False, False]           # each engine has completed a handshake
+        self.error: str | None = None
+        self.next_game = 0
+        self.log_file = open(args.log, "w", encoding="utf-8") if args.log else None
+        self.pdn_file = open(args.pdn, "w", encoding="utf-8") if args.pdn else None
+        self.date = datetime.date.today().strftime("%Y.%m.%d")
+
+    @staticmethod
+    def _limits(args) -> list[Limit]:
+        movetime, depth, nodes = (per_engine(args.movetime), per_engine(args.depth, int),
+                                  per_engine(args.nodes, int))
+        tcs = per_engine(args.tc, str)
+        if not any(v is not None for v in (*movetime, *depth, *nodes, *tcs)):
+            tcs = ("10+0.1", "10+0.1")
+        limits = []
+        for i in range(2):
+            if tcs[i] is not None:
+                base, inc, moves = parse_tc(tcs[i])
+                limits.append(Limit(base, inc, moves, depth=depth[i], nodes=nodes[i]))
+            else:
+                limits.append(Limit(movetime=movetime[i], depth=depth[i], nodes=nodes[i]))
+        return limits
+
+    # ----- output ----------------------------------------------------------------
+    def log(self, text: str) -> None:
+        if self.log_file:
+            with self.log_lock:
+                self.log_file.write(f"{time.monotonic():.3f} {text}\n")
+                self.log_file.flush()
+
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    def wdl(self) -> tuple[int, int, int]:
+        w = sum(1 for r in self.results if r.points(0) == 1.0)
+        d = sum(1 for r in self.results if r.points(0) == 0.5)
+        return w, d, len(self.results) - w - d
+
+    def table_line(self) -> str:
+        w, d, l = self.wdl()
+        n, total = len(self.results), self.args.games
+        est = elo_estimate(w, d, l)
+        filled = BAR * n // total
+        text = (f"[{'#' * filled}{'-' * (BAR - filled)}] {n:>{len(str(total))}}/{total}  "
+                f"{self.names[0]} vs {self.names[1]}: +{w} ={d} -{l}  {100 * est.score:.1f}%  "
+                f"Elo {est.elo:+.1f} +- {est.error:.1f}")
+        if self.sprt:
+            llr, verdict = self.sprt.status(w, d, l)
+            lo, hi = sprt_bounds(self.sprt.alpha, self.sprt.beta)
+            text += f"  LLR {llr:+.2f} [{lo:.2f}, {hi:.2f}]" + (f" {verdict}" if verdict else "")
+        return text
+
+    def summary(self) -> str:
+        w, d, l = self.wdl()
+        est = elo_estimate(w, d, l)
+        fields = {"engine1": self.names[0], "engine2": self.names[1],
+                  "games": len(self.results), "wins": w, "draws": d, "losses": l,
+                  "score": f"{est.score:.4f}", "elo": f"{est.elo:.1f}", "error": f"{est.error:.1f}"}
+        if self.sprt:
+            llr, verdict = self.sprt.status(w, d, l)
+            fields.update(llr=f"{llr:.3f}", sprt=verdict or "none")
+        for i, s in enumerate(self.stats, start=1):
+            fields[f"time_losses{i}"] = s.time_losses
+            fields[f"crashes{i}"] = s.crashes
+            fields[f"illegal{i}"] = s.illegal
+            fields[f"overshoot{i}"] = "none" if s.max_overshoot is None else f"{s.max_overshoot:.3f}"
+        return "match " + " ".join(f"{k}={quote(str(v))}" for k, v in fields.items())
+
+    # ----- engines -----------------------------------------------------------------
+    def _client(self, index: int, worker: int) -> HubClient:
+        client = HubClient(self.commands[index], self.options[index], self.log,
+                           label=f"w{worker}.e{index + 1}")
+        try:
+            client.start(self.args.init_timeout)
+        except EngineError:
+            client.quit(0.5)                     # no half-started process left behind
+            raise
+        with self.lock:
+            if self.names[index] is None:
+                self.names[index] = client.name
+                if self.names[1 - index] == client.name:
+                    self.names[index] = f"{client.name}-{index + 1}"
+        return client
+
+    def _search_window(self, limit: Limit, clock: float, to_go: int):
+        """(level lines, budget, stop_at, deadline) for one move, times relative to now."""
+        hang = self.args.hang_timeout
+        if limit.clock:
+            budget = clock + limit.inc      # Hub: the increment is added before the move
+            level = [f"time={max(clock, 0.0):.3f} inc={limit.inc:g}" if not to_go else
+                     f"moves={to_go} time={max(clock, 0.0):.3f} inc={limit.inc:g}"]
+            flag = budget + self.args.time_margin
+            return level + self._extra(limit), budget, flag, flag + 0.05
+        if limit.movetime:
+            stop_at = 2 * limit.movetime + 1.0
+            return ([f"move-time={limit.movetime:g}"] + self._extra(limit), limit.movetime,
+                    stop_at, stop_at + hang)
+        return self._extra(limit), None, hang, hang + 5.0
+
+    def _prepare(self, clients: list[HubClient | None], worker: int) -> dict[int, EngineError]:
+        """Check the running engines, start missing ones (both at once: start-up can take
+        seconds); the errors by engine index."""
+        errors: dict[int, EngineError] = {}
+
+        def ready(e: int) -> None:
+            try:
+                if clients[e] is None:
+                    clients[e] = self._client(e, worker)
+                else:
+                    clients[e].ping()
+                    clients[e].new_game()
+                self.started[e] = True
+            except EngineError as err:
+                errors[e] = err
+
+        threads = [threading.Thread(target=ready, args=(e,)) for e in (0, 1)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return dict(sorted(errors.items()))
+
+    @staticmethod
+    def _extra(limit: Limit) -> list[str]:
+        return ([f"depth={limit.depth}"] if limit.depth else []) + \
+               ([f"nodes={limit.nodes}"] if limit.nodes else [])
+
+    # ----- one game ----------------------------------------------------------------
+    def play_game(self, number: int, clients: list[HubClient | None], worker: int) -> GameResult:
+        index = (number // 2) % len(self.openings)
+        opening = self.openings[index]
+        white = number % 2                   # engine 1 has White in even games
+        game = Game(opening.start)
+        for move in opening.moves:
+            game.push(move)
+
+        def lose(engine: int, reason: str) -> GameResult:
+            side_white = engine == white
+            self.log(f"game {number + 1}: {reason}")
+            clients[engine] = _shut(clients[engine])
+            return GameResult(number, white, game, "0-2" if side_white else "2-0", reason, index)
+
+        errors = self._prepare(clients, worker)
+        for e, err in errors.items():
+            if not self.started[e]:              # never worked: a wrong command, not a loss
+                self.error = f"engine {e + 1} ({self.commands[e]}) failed to start: {err}"
+                self.aborted = True
+                self.stop.set()
+                raise err
+            with self.lock:
+                self.stats[e].crashes += 1
+            return lose(e, f"engine {e + 1} failed to start: {err}")
+
+        clocks = [lim.base or 0.0 for lim in self.limits]
+        start = pos_to_hub(game.start)
+        while True:
+            outcome = game.outcome()
+            if outcome:
+                return GameResult(number, white, game, outcome.result, outcome.reason, index)
+            if self.args.max_plies and len(game.moves) >= self.args.max_plies:
+                return GameResult(number, white, game, "1-1", "move limit", index)
+            if self.stop.is_set() and self.aborted:
+                raise EngineError("match aborted")
+            pos = game.position
+            e = white if pos.turn == WHITE else 1 - white
+            name = self.names[e] or f"engine {e + 1}"
+            limit = self.limits[e]
+            own_moves = sum(1 for p in game.positions[len(opening.moves):-1] if p.turn == pos.turn)
+            to_go = limit.moves - own_moves % limit.moves if limit.moves else 0
+            level, budget, stop_at, deadline = self._search_window(limit, clocks[e], to_go)
+            now = time.monotonic()
+            try:
+                reply = clients[e].search(start, [move_to_hub(m) for m in game.moves], level,
+                                          now + deadline, now + stop_at)
+            except EngineError as err:
+                if limit.clock and clients[e].alive():
+                    with self.lock:
+                        self.stats[e].time_losses += 1
+                    return lose(e, f"{name} lost on time (no move within {budget:.3f}s)")
+                with self.lock:
+                    self.stats[e].crashes += 1
+                return lose(e, f"{name} crashed or hung: {err}")
+            left = None
+            if limit.clock:
+                left = clocks[e] = clocks[e] + limit.inc - reply.elapsed
+                if limit.moves and to_go == 1:
+                    clocks[e] += limit.base
+            with self.lock:
+                self.stats[e].record(reply.elapsed, budget, left)
+            if left is not None and left < -self.args.time_margin:
+                with self.lock:
+                    self.stats[e].time_losses += 1
+                return lose(e, f"{name} lost on time ({reply.elapsed:.3f}s used, "
+                               f"{budget:.3f}s available)")
+            if reply.move is None:
+                with self.lock:
+                    self.stats[e].illegal += 1
+                return lose(e, f"{name} gave no move (bare done) with legal moves available")
+            try:
+                move = move_from_hub(pos, reply.move)
+            except BadInput as err:
+                with self.lock:
+                    self.stats[e].illegal += 1
+                return lose(e, f"{name} played an illegal move {reply.move!r}: {err}")
+            game.push(move)
+
+    # ----- the match ---------------------------------------------------------------
+    def worker(self, worker: int) -> None:
+        clients: list[HubClient | None] = [None, None]
+        try:
+            while not self.stop.is_set():
+                with self.lock:
+                    number = self.next_game
+                    if number >= self.args.games:
+                        return
+                    self.next_game += 1
+                try:
+                    result = self.play_game(number, clients, worker)
+                except EngineError:
+                    return                   # aborted
+                if self.aborted:
+                    return
+                self.finish(result)
+        finally:
+            for c in clients:
+                _shut(c)
+
+    def finish(self, r: GameResult) -> None:
+        white, black = self.names[r.white], self.names[1 - r.white]
+        tags = {"Event": self.args.event, "Site": "rafle match", "Date": self.date,
+                "Round": str(r.number + 1), "White": white, "Black": black,
+                "Result": r.result, "Termination": r.reason,
+                "TimeControl": self.limits[r.white].describe(),
+                "PlyCount": str(len(r.game.moves))}
+        text = write_pdn(r.game, tags, r.reason)
+        with self.lock:
+            self.results.append(r)
+            if self.pdn_file:
+                self.pdn_file.write(text)
+                self.pdn_file.flush()
+            if self.sprt:
+                self.verdict = self.sprt.status(*self.wdl())[1]
+                if self.verdict:
+                    self.stop.set()
+            self.say(f"game {r.number + 1}: {white} - {black} {r.result} ({r.reason}, "
+                     f"{len(r.game.moves)} plies, opening {r.opening + 1})")
+            self.say(self.table_line())
+
+    def run(self) -> int:
+        a = self.args
+        self.say(f"match: {a.games} games, {self.limits[0].describe()}"
+                 + (f" vs {self.limits[1].describe()}" if self.limits[1] != self.limits[0] else "")
+                 + f", {len(self.openings)} openings, concurrency {a.concurrency}")
+        threads = [threading.Thread(target=self.worker, args=(w,), daemon=True)
+                   for w in range(a.concurrency)]
+        for t in threads:
+            t.start()
+        try:
+            while any(t.is_alive() for t in threads):
+                for t in threads:
+                    t.join(0.2)
+        except KeyboardInterrupt:
+            self.aborted = True
+            self.stop.set()
+            self.say("interrupted: finishing")
+            for t in threads:
+                t.join(10)
+        for f in (self.log_file, self.pdn_file):
+            if f:
+                f.close()
+        if self.error:
+            print(f"rafle match: {self.error}", file=sys.stderr)
+            return 1
+        self.report()
+        return 0
+
+    def report(self) -> None:
+        if self.aborted:
+            self.say(self.table_line())
+        if self.verdict:
+            self.say(f"SPRT: {'H1 accepted' if self.verdict == 'H1' else 'H0 accepted'} "
+                     f"(elo0={self.sprt.elo0:g}, elo1={self.sprt.elo1:g})")
+        for i, s in enumerate(self.stats):
+            over = "-" if s.max_overshoot is None else f"{s.max_overshoot:+.3f}s"
+            clock = "" if s.min_clock is None else f", least clock left {s.min_clock:.3f}s"
+            avg = s.think_time / s.moves if s.moves else 0.0
+            self.say(f"{self.names[i] or f'engine {i + 1}'}: {s.moves} moves, "
+                     f"{avg:.3f}s/move avg, {s.max_move_time:.3f}s max, largest overshoot {over}"
+                     f"{clock}, time losses {s.time_losses}, crashes/hangs {s.crashes}, "
+                     f"illegal moves {s.illegal}")
+        self.say(self.summary())
+
+
+def _shut(client: HubClient | None) -> None:
+    if client is not None:
+        client.quit()
+    return None
+
+
+def _option(text: str) -> tuple[str, str]:
+    name, eq, value = text.partition("=")
+    if not eq or not name:
+        raise argparse.ArgumentTypeError(f"option {text!r} must be NAME=VALUE")
+    return name, value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rafle match", description=__doc__.split("\n\n")[0])
+    p.add_argument("--engine1", default="rafle hub", help="command of engine 1 (default: rafle hub)")
+    p.add_argument("--engine2", default="rafle hub", help="command of engine 2")
+    p.add_argument("--name1", help="engine 1's name (default: its id name)")
+    p.add_argument("--name2", help="engine 2's name")
+    p.add_argument("--option", action="append", type=_option, default=[], metavar="NAME=VALUE",
+                   help="Hub parameter for both engines (set-param before init)")
+    p.add_argument("--option1", action="append", type=_option, default=[], metavar="NAME=VALUE")
+    p.add_argument("--option2", action="append", type=_option, default=[], metavar="NAME=VALUE")
+    p.add_argument("--games", type=int, default=2, help="number of games (default 2)")
+    p.add_argument("--tc", help="clock [moves/]base[+inc] in seconds, e.g. 10+0.1 (default "
+                                "when no other limit is given); 'a,b' for different clocks")
+    p.add_argument("--movetime", help="seconds per move ('a,b': per engine)")
+    p.add_argument("--depth", help="depth per move ('a,b': per engine)")
+    p.add_argument("--nodes", help="nodes per move ('a,b': per engine)")
+    p.add_argument("--time-margin", type=float, default=0.0,
+                   help="seconds an engine may overstep its clock before losing (default 0)")
+    p.add_argument("--hang-timeout", type=float, default=30.0,
+                   help="seconds past its limit after which a silent engine has hung")
+    p.add_argument("--init-timeout", type=float, default=120.0,
+                   help="seconds an engine may take to start (hub ... ready)")
+    p.add_argument("--concurrency", type=int, choices=(1, 2), default=1)
+    p.add_argument("--openings", default="builtin",
+                   help="file of openings (FEN or moves per line), 'builtin' or 'startpos'")
+    p.add_argument("--max-plies", type=int, default=0,
+                   help="adjudicate a draw after this many plies (default: never)")
+    p.add_argument("--sprt", help="elo0,elo1[,alpha,beta]: stop when the SPRT decides")
+    p.add_argument("--pdn", "--pgn", dest="pdn", help="write every game to this PDN file")
+    p.add_argument("--log", help="write the Hub traffic to this file")
+    p.add_argument("--event", default="rafle match", help="PDN Event tag")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+    try:
+        match = Match(args)
+    except (ValueError, OSError) as e:       # BadInput is a ValueError
+        print(f"rafle match: {e}", file=sys.stderr)
+        return 2
+    return match.run()

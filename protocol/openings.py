@@ -1,0 +1,81 @@
+"""Opening files for matches: one opening a line, a FEN or a move sequence.
+
+Format (``protocol/data/openings-10x10.txt`` is an example)::
+
+    # comment
+    32-28 19-23 28x19            moves from the initial position (PDN or Hub notation,
+    1. 32-28 19-23 2. 28x19      move numbers allowed)
+    B:W31-50:B1-20               a FEN
+    B:W31-50:B1-20 | 19-23       a FEN followed by moves from it
+
+Every move is checked against the rules; a bad line raises :class:`BadInput` naming
+the file line.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine import BadInput, Move, Position, move_from_pdn, play, pos_from_fen, start_position
+
+BUILTIN = Path(__file__).resolve().parent / "data" / "openings-10x10.txt"
+
+
+@dataclass(frozen=True)
+class Opening:
+    start: Position
+    moves: tuple[Move, ...]
+    text: str
+
+    @property
+    def position(self) -> Position:
+        pos = self.start
+        for move in self.moves:
+            pos = play(pos, move)
+        return pos
+
+
+def parse_opening(text: str) -> Opening:
+    """One opening line (without comment)."""
+    fen, bar, rest = text.partition("|")
+    if ":" in fen:
+        start = pos_from_fen(fen)
+        moves_text = rest
+    else:
+        if bar:
+            raise BadInput("'|' separates a FEN from moves; no FEN before it")
+        start, moves_text = start_position(), fen
+    pos, moves = start, []
+    for token in moves_text.split():
+        token = re.sub(r"^\d+\.(\.\.)?", "", token)
+        if not token:
+            continue
+        move = move_from_pdn(pos, token)
+        moves.append(move)
+        pos = play(pos, move)
+    return Opening(start, tuple(moves), text.strip())
+
+
+def load_openings(path: str | Path) -> list[Opening]:
+    """Every opening in the file ``path`` (``builtin`` = the shipped 10x10 set,
+    ``startpos`` = just the initial position)."""
+    if str(path) == "startpos":
+        return [Opening(start_position(), (), "startpos")]
+    path = BUILTIN if str(path) == "builtin" else Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise BadInput(f"cannot read openings file {str(path)!r}: {e.strerror}") from None
+    openings = []
+    for number, line in enumerate(lines, start=1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        try:
+            openings.append(parse_opening(line))
+        except BadInput as e:
+            raise BadInput(f"{path.name} line {number}: {e}") from None
+    if not openings:
+        raise BadInput(f"openings file {str(path)!r} has no opening")
+    return openings

@@ -1,0 +1,228 @@
+"""``rafle match``: statistics, openings, the Hub client against misbehaving engines,
+and a real match between two Rafle Hub processes."""
+import math
+import re
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine import BadInput, legal_moves, move_from_hub, move_to_hub, play, start_position
+from engine.pdn import read_pdn
+from protocol import match
+from protocol.elo import (Sprt, elo_estimate, elo_from_score, score_from_elo, sprt_bounds,
+                          sprt_llr)
+from protocol.hubclient import HubClient, parse_line
+from protocol.openings import load_openings, parse_opening
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# A Hub engine that plays the first legal move, or misbehaves as asked on the command line.
+FAKE = r'''
+import sys, time
+mode = sys.argv[1]
+if mode == "good":      # load the rules before "ready", so that moves come at once
+    from engine import legal_moves, move_from_hub, move_to_hub, pos_from_hub, play, start_position
+    legal_moves(start_position())
+pos = None
+def out(line):
+    print(line, flush=True)
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    cmd = words[0]
+    if cmd == "hub":
+        out("id name=fake-" + mode)
+        out("wait")
+    elif cmd == "init":
+        out("ready")
+    elif cmd == "ping":
+        out("pong")
+    elif cmd == "quit":
+        break
+    elif cmd == "pos":
+        pos = line
+    elif cmd == "go":
+        if mode == "crash":
+            sys.exit(3)
+        if mode == "hang":
+            continue
+        if mode == "slow":
+            time.sleep(1.0)
+        if mode == "illegal":
+            out("done move=1-2")
+            continue
+        body = pos.split("pos=")[1]
+        p = pos_from_hub(body.split()[0])
+        for m in body.split('moves="')[1].split('"')[0].split():
+            p = play(p, move_from_hub(p, m))
+        out("")                                   # noise a client must survive
+        out("info depth=1 garbage")
+        out("done move=" + move_to_hub(legal_moves(p)[0]))
+'''
+
+
+def fake(tmp_path: Path, mode: str) -> str:
+    script = tmp_path / "fake_hub.py"
+    script.write_text(FAKE)
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))} {mode}"
+
+
+def summary(text: str) -> dict[str, str]:
+    line = [l for l in text.splitlines() if l.startswith("match ")][-1]
+    return parse_line(line)[1]
+
+
+# ----- statistics ------------------------------------------------------------------
+
+def test_elo_on_known_results():
+    assert elo_from_score(0.5) == 0.0
+    assert elo_from_score(0.75) == pytest.approx(190.85, abs=0.01)     # 400 log10(3)
+    assert score_from_elo(elo_from_score(0.3)) == pytest.approx(0.3)
+    est = elo_estimate(60, 20, 20)
+    assert est.score == pytest.approx(0.7) and est.elo == pytest.approx(147.19, abs=0.01)
+    # per-game sd = sqrt(0.6*0.09 + 0.2*0.04 + 0.2*0.49) = 0.4, so the score is 0.7 +- 1.96*0.04
+    assert est.low == pytest.approx(elo_from_score(0.7 - 1.959964 * 0.04), abs=0.01)
+    assert est.high == pytest.approx(elo_from_score(0.7 + 1.959964 * 0.04), abs=0.01)
+    even = elo_estimate(10, 10, 10)
+    assert even.elo == 0.0 and even.low == pytest.approx(-even.high)
+    assert elo_estimate(0, 0, 0).error == math.inf
+
+
+def test_sprt_llr_on_known_results():
+    assert sprt_bounds(0.05, 0.05) == pytest.approx((-2.944439, 2.944439))
+    # Without draws the GSPRT has a closed form: W log(s1/s0) + L log((1-s1)/(1-s0)).
+    s0, s1 = score_from_elo(0), score_from_elo(50)
+    exact = 7 * math.log(s1 / s0) + 3 * math.log((1 - s1) / (1 - s0))
+    assert sprt_llr(7, 0, 3, 0, 50) == pytest.approx(exact, rel=1e-6)
+    # With many games it agrees with the usual normal approximation.
+    w, d, l = 100, 300, 80
+    n, s = 480, (100 + 150) / 480
+    var = (w * (1 - s) ** 2 + d * (0.5 - s) ** 2 + l * s ** 2) / n
+    s0, s1 = score_from_elo(0), score_from_elo(10)
+    assert sprt_llr(w, d, l, 0, 10) == pytest.approx(n * (s1 - s0) * (2 * s - s0 - s1) / (2 * var),
+                                                     rel=0.01)
+    sprt = Sprt.parse("0,10")
+    assert sprt.status(100, 300, 80)[1] is None
+    assert sprt.status(400, 300, 100)[1] == "H1"
+    assert sprt.status(100, 300, 400)[1] == "H0"
+    with pytest.raises(ValueError):
+        Sprt.parse("10,0")
+
+
+def test_time_controls_and_per_engine_values():
+    assert match.parse_tc("10+0.1") == (10.0, 0.1, 0)
+    assert match.parse_tc("40/300") == (300.0, 0.0, 40)
+    assert match.per_engine("4,2", int) == (4, 2) and match.per_engine("3", int) == (3, 3)
+    with pytest.raises(ValueError):
+        match.parse_tc("0+1")
+
+
+# ----- openings ----------------------------------------------------------------------
+
+def test_builtin_openings_are_legal_varied_and_level():
+    openings = load_openings("builtin")
+    assert len(openings) > 100
+    assert len({o.moves[0] for o in openings[:30]}) >= 5      # shuffled: a prefix is varied
+    for o in openings:
+        assert o.start == start_position() and len(o.moves) == 3
+        pos = o.position
+        assert legal_moves(pos)
+        assert sum(pos.count(0)) - sum(pos.count(1)) in (-1, 0, 1)   # mid-exchange at most
+
+
+def test_opening_lines_and_errors(tmp_path):
+    o = parse_opening("B:W31-50:B1-20 | 19-23")
+    assert o.start.turn == 1 and len(o.moves) == 1
+    assert len(parse_opening("1. 32-28 19-23 2. 28x19").moves) == 3
+    bad = tmp_path / "bad.txt"
+    bad.write_text("# fine\n32-28\n32-28 32-28\n")
+    with pytest.raises(BadInput, match="bad.txt line 3"):
+        load_openings(bad)
+
+
+# ----- the Hub client and the runner with misbehaving engines ------------------------------
+
+def test_hub_client_handshake_and_search(tmp_path):
+    client = HubClient(fake(tmp_path, "good"))
+    try:
+        client.start(60)
+        assert client.name == "fake-good"
+        client.ping()
+        now = time.monotonic()
+        reply = client.search("W" + "b" * 20 + "e" * 10 + "w" * 20, ["32-28"], ["depth=1"],
+                              now + 60, now + 30)
+        after = play(start_position(), move_from_hub(start_position(), "32-28"))
+        assert reply.move == move_to_hub(legal_moves(after)[0])
+    finally:
+        client.quit()
+    assert not client.alive()
+
+
+@pytest.mark.parametrize("mode, limit, counter", [
+    ("illegal", ["--depth", "1"], "illegal2"),
+    ("crash", ["--depth", "1"], "crashes2"),
+    ("hang", ["--movetime", "1,0.05", "--hang-timeout", "0.5"], "crashes2"),
+    ("slow", ["--tc", "60+0,0.3+0"], "time_losses2"),
+])
+def test_a_misbehaving_engine_loses_every_game(tmp_path, capsys, mode, limit, counter):
+    pdn = tmp_path / "games.pdn"
+    code = match.main(["--engine1", fake(tmp_path, "good"), "--engine2", fake(tmp_path, mode),
+                       "--games", "2", "--openings", "startpos", "--pdn", str(pdn)] + limit)
+    out = capsys.readouterr().out
+    assert code == 0
+    s = summary(out)
+    assert (s["games"], s["wins"], s["draws"], s["losses"]) == ("2", "2", "0", "0")
+    assert s[counter] == "2"                      # the engine was restarted for game 2
+    games = read_pdn(pdn.read_text())
+    assert [g.result for g in games] == ["0-2", "2-0"] or [g.result for g in games] == ["2-0", "0-2"]
+    assert all(g.tags["Black" if g.result == "2-0" else "White"] == "fake-" + mode for g in games)
+
+
+def test_concurrent_games_are_all_counted(tmp_path, capsys):
+    pdn = tmp_path / "games.pdn"
+    code = match.main(["--engine1", fake(tmp_path, "good"), "--engine2", fake(tmp_path, "good"),
+                       "--games", "2", "--concurrency", "2", "--depth", "1",
+                       "--max-plies", "30", "--pdn", str(pdn)])
+    assert code == 0
+    s = summary(capsys.readouterr().out)
+    assert s["games"] == "2" and int(s["wins"]) + int(s["draws"]) + int(s["losses"]) == 2
+    games = read_pdn(pdn.read_text())
+    assert sorted(int(g.tags["Round"]) for g in games) == [1, 2]
+    for g in games:
+        assert g.game().position is not None and len(g.moves) <= 30
+
+
+def test_bad_arguments_and_an_engine_that_never_starts_are_reported(tmp_path, capsys):
+    assert match.main(["--openings", str(tmp_path / "missing.txt")]) == 2
+    assert "cannot read openings" in capsys.readouterr().err
+    assert match.main(["--engine1", str(tmp_path / "no-such-engine"), "--depth", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "engine 1" in err and "failed to start" in err
+
+
+# ----- the real thing -----------------------------------------------------------------
+
+def test_match_between_two_rafle_hub_processes(tmp_path):
+    pdn = tmp_path / "rafle.pdn"
+    run = subprocess.run(
+        [sys.executable, "-m", "protocol.cli", "match", "--engine1", f"{sys.executable} -m protocol.cli hub",
+         "--engine2", f"{sys.executable} -m protocol.cli hub", "--games", "2", "--depth", "2",
+         "--max-plies", "40", "--pdn", str(pdn)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    s = summary(run.stdout)
+    assert s["games"] == "2" and int(s["wins"]) + int(s["draws"]) + int(s["losses"]) == 2
+    assert s["crashes1"] == s["crashes2"] == s["illegal1"] == s["illegal2"] == "0"
+    games = read_pdn(pdn.read_text())
+    assert len(games) == 2
+    for g in games:
+        assert g.tags["GameType"] == "20" and g.result in ("2-0", "1-1", "0-2")
+        assert len(g.moves) <= 40
+        assert g.moves[:3] == list(load_openings("builtin")[0].moves)
+    assert games[0].tags["White"] == games[1].tags["Black"]
+    assert re.search(r"Elo [+-]\d+\.\d \+- ", run.stdout)
