@@ -14,11 +14,10 @@ client checklist §2.8 and the recommendations §7:
 * Nothing is ever written to stderr (pydraughts merges it into stdout): fd 2 goes to
   ``os.devnull`` or to the log file named by the environment variable ``RAFLE_LOG``, which
   also records every line in (``>``) and out (``<``).  Every stdout line is flushed.
-* Importing numba takes longer than the 0.5 s a client should wait for ``wait``, so the
-  engine is loaded in a background thread after the handshake, and ``init`` waits for it.
-  The ``param`` declarations come from the engine (variants, ``Searcher.options()``); they
-  are cached beside numba's own cache, keyed by the version and the source files' sizes and
-  mtimes, so that a warm start answers ``hub`` without importing numba.
+* Importing numba takes longer than the 0.5 s a client should wait for ``wait``: the engine
+  loads in a background thread after the handshake and ``init`` waits for it; the ``param``
+  lines come from a cache (see ``hubstart``).  End of input is noticed even while ``init``
+  compiles.
 
 Non-standard extension, for scripted correctness runs (clients that do not know it never
 send it): after ``pos``, ``perft depth=N`` prints one ``info move=<hub move> nodes=<n>`` line
@@ -28,8 +27,6 @@ capture is counted once however many ways it can be played) and a final
 """
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import os
 import queue
 import sys
@@ -37,14 +34,18 @@ import threading
 import time
 import traceback
 import warnings
-from pathlib import Path
 
-from .hubwire import Command, error_line, info_line, line, parse_number, tokenize
+from .hubstart import EngineLoader, cache_path, cached_params, param_lines, store_params
+from .hubwire import Command, Level, error_line, info_line, line, parse_number, tokenize
 
 NAME = "Rafle"
 AUTHOR = "Rafle authors"
 COUNTRY = "International"
 QUIT = object()
+
+
+class InputClosed(Exception):
+    """End of input arrived while a command was waiting for the engine."""
 
 
 def _version() -> str:
@@ -108,155 +109,21 @@ def _silence_stderr():
     return log
 
 
-# ----- the engine, loaded off the main thread -----------------------------------------
-
-class EngineLoader:
-    """Imports the engine and builds a ``Searcher`` in a thread; ``get()`` waits for it."""
-
-    def __init__(self, out: Output):
-        self.out = out
-        self.thread: threading.Thread | None = None
-        self.error: str | None = None
-        self.engine = self.search = self.searcher = None
-
-    def start(self) -> None:
-        if self.thread is None:
-            self.thread = threading.Thread(target=self._load, name="engine-loader", daemon=True)
-            self.thread.start()
-
-    def get(self) -> "EngineLoader":
-        self.start()
-        self.thread.join()
-        if self.error:
-            raise RuntimeError(f"engine failed to load: {self.error}")
-        return self
-
-    def _load(self) -> None:
-        try:
-            import engine
-            from engine import search
-            self.engine, self.search = engine, search
-            self.searcher = search.Searcher()
-        except BaseException as exc:  # reported by get(); the protocol keeps serving
-            self.error = f"{type(exc).__name__}: {exc}"
-            self.out.note(traceback.format_exc())
-
-
-def param_lines(loaded: EngineLoader) -> list[str]:
-    """The ``param`` declarations: the variant enum first, then the searcher's options."""
-    engine = loaded.engine
-    names = " ".join(v.hub_name for v in engine.VARIANTS.values())
-    # values is always quoted, as the spec's examples show (pydraughts strips the quotes).
-    lines = [line("param", ("name", "variant"), ("value", engine.INTERNATIONAL.hub_name),
-                  ("type", "enum")) + f' values="{names}"']
-    for opt in loaded.searcher.options():
-        pairs = [("name", opt.name), ("value", opt.default), ("type", opt.type)]
-        if opt.min is not None:
-            pairs.append(("min", opt.min))
-        if opt.max is not None:
-            pairs.append(("max", opt.max))
-        text = line("param", *pairs)
-        if opt.values:
-            text += ' values="' + " ".join(opt.values) + '"'
-        lines.append(text)
-    return lines
-
-
-def _cache_path(version: str) -> Path | None:
-    """Where the ``param`` lines of this exact build are cached, or None if unknown."""
-    try:
-        spec = importlib.util.find_spec("engine")  # finds the package without running it
-        engine_dir = Path(spec.submodule_search_locations[0])
-        parts = [version]
-        here = Path(__file__).resolve()
-        for path in [*sorted(engine_dir.glob("*.py")), here, here.with_name("hubwire.py")]:
-            st = path.stat()
-            parts.append(f"{path.parent.name}/{path.name}:{st.st_size}:{st.st_mtime_ns}")
-        digest = hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
-        base = os.environ.get("NUMBA_CACHE_DIR") or str(engine_dir / "__pycache__")
-        return Path(base) / f"rafle-hub-params-{digest}.txt"
-    except Exception:
-        return None
-
-
-def cached_params(path: Path | None) -> list[str] | None:
-    if path is None:
-        return None
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return None
-    return lines if lines and all(x.startswith("param name=") for x in lines) else None
-
-
-def store_params(path: Path | None, lines: list[str]) -> None:
-    if path is None:
-        return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        os.replace(tmp, path)  # atomic: two engines starting together never see half a file
-        for old in path.parent.glob("rafle-hub-params-*.txt"):
-            if old != path:
-                old.unlink(missing_ok=True)  # left by an earlier build
-    except OSError:
-        pass
-
-
-# ----- level ----------------------------------------------------------------------------
-
-class Level:
-    """``level`` lines accumulated since the last ``pos`` or search."""
-
-    INTEGERS = ("depth", "nodes", "moves")
-    REALS = ("move-time", "time", "inc")
-
-    def __init__(self):
-        self.fields: dict[str, float | int | bool] = {}
-
-    def update(self, cmd: Command) -> None:
-        for key, value in cmd.args:
-            if key == "infinite":
-                self.fields["infinite"] = True
-            elif key in self.INTEGERS or key in self.REALS:
-                number = parse_number(value, integer=key in self.INTEGERS)
-                if number is not None:
-                    self.fields[key] = number
-            # anything else (handicap, ply, ponder, ...) is ignored, as the spec asks
-
-    def limits(self, limits_type, analyze: bool):
-        """The search limits; a negative clock or budget means "move now"."""
-        f = self.fields
-        if not f and analyze:
-            return limits_type(infinite=True)  # analysis without a level runs until stop
-        time_left, inc = f.get("time"), max(0.0, f.get("inc", 0.0))
-        if time_left is not None and time_left < 0:
-            # The Hub increment is added before the move, so time + inc is what is left.
-            time_left, inc = 0.0, max(0.0, time_left + inc)
-        moves = f.get("moves")
-        return limits_type(
-            depth=max(1, f["depth"]) if "depth" in f else None,
-            nodes=max(1, f["nodes"]) if "nodes" in f else None,
-            movetime=max(0.0, f["move-time"]) if "move-time" in f else None,
-            time=time_left, inc=inc,
-            moves=moves if moves is not None and moves > 0 else None,
-            infinite=bool(f.get("infinite", False)))
-
-
 # ----- the protocol loop ----------------------------------------------------------------
 
 class Hub:
     """State of one Hub conversation: the game, the level, the running job."""
 
-    def __init__(self, out: Output, events: queue.Queue):
+    def __init__(self, out: Output, events: queue.Queue, input_closed: threading.Event):
         self.out = out
         self.events = events
+        self.input_closed = input_closed
         self.loader = EngineLoader(out)
         self.variant = None            # engine Variant; None until the engine is loaded
         self.positions: list = []      # game from the root given by `pos`, current last
         self.level = Level()
         self.job: threading.Thread | None = None
+        self.job_is_perft = False
         self.pondering = False
 
     # ---- main loop ----
@@ -264,7 +131,8 @@ class Hub:
         while True:
             kind, text = self.events.get()
             if kind == "eof" or self.out.broken.is_set():
-                self.end_job(give_up_after=1.0)
+                # A search is stopped; a perft (bounded, run by scripts) is let finish.
+                self.end_job(give_up_after=None if self.job_is_perft else 1.0)
                 return 0
             self.out.note("> " + text)
             cmd = tokenize(text)
@@ -279,7 +147,8 @@ class Hub:
                         self.pondering = False
                         self.loader.searcher.ponder_hit()
                     continue
-                self.end_job()  # any other line ends the search, then is executed (Scan)
+                # Any other line ends the search, then is executed (Scan).
+                self.end_job(give_up_after=1.0 if cmd.name == "quit" else None)
             if self.execute(cmd) is QUIT:
                 return 0
 
@@ -289,6 +158,8 @@ class Hub:
             return None  # unknown command: ignored silently (spec; py-draughts raises on error)
         try:
             return handler(self, cmd)
+        except InputClosed:
+            return QUIT
         except Exception as exc:
             self.out.note(traceback.format_exc())
             self.out.send(error_line(f"{cmd.name}: {exc}"))
@@ -313,10 +184,25 @@ class Hub:
 
     def start_job(self, target, *args) -> None:
         self.job = threading.Thread(target=target, args=args, name="hub-job", daemon=True)
+        self.job_is_perft = target == self.perft_job
         self.job.start()
+
+    def wait_for(self, thread: threading.Thread) -> None:
+        """Join ``thread``, but leave at once (``InputClosed``) if the GUI has gone.
+
+        Lines that arrive meanwhile stay queued and run afterwards, as in Scan (a ``ping``
+        sent during ``init`` is answered after ``ready``: pydraughts relies on that order).
+        Input that ended with lines still queued is a script, not a dead GUI: it is served.
+        """
+        while thread.is_alive():
+            thread.join(0.05)
+            if self.input_closed.is_set() and self.events.qsize() <= 1:
+                raise InputClosed
 
     # ---- game state ----
     def engine(self):
+        self.loader.start()
+        self.wait_for(self.loader.thread)
         loaded = self.loader.get()
         if self.variant is None:
             self.variant = loaded.engine.INTERNATIONAL
@@ -328,7 +214,7 @@ class Hub:
         version = _version()
         self.out.send(line("id", ("name", NAME), ("version", version), ("author", AUTHOR),
                            ("country", COUNTRY)))
-        path = _cache_path(version)
+        path = cache_path(version)
         params = cached_params(path)
         if params is None:
             self.engine()
@@ -357,8 +243,21 @@ class Hub:
 
     def cmd_init(self, cmd: Command):
         engine = self.engine()
-        engine.warm_up()
-        self.loader.searcher.warm_up()
+        failure = []
+
+        def warm_up() -> None:
+            try:
+                engine.warm_up()
+                self.loader.searcher.warm_up()
+            except Exception as exc:  # reported below, from the main thread
+                failure.append(exc)
+
+        # Compiling with an empty numba cache takes a while; end of input must not wait for it.
+        thread = threading.Thread(target=warm_up, name="hub-init", daemon=True)
+        thread.start()
+        self.wait_for(thread)
+        if failure:
+            raise failure[0]
         self.out.send("ready")
 
     def cmd_ping(self, cmd: Command):
@@ -404,8 +303,8 @@ class Hub:
         self.positions = positions
 
     def cmd_go(self, cmd: Command):
-        loaded = self.loader.get()
         self.engine()
+        loaded = self.loader
         ponder, analyze = cmd.has("ponder"), cmd.has("analyze")
         limits = self.level.limits(loaded.search.Limits, analyze)
         self.level = Level()  # a level serves one search only
@@ -469,7 +368,8 @@ class Hub:
         total = 1
         if depth > 0:
             total = 0
-            for move, nodes in engine.perft_divide(pos, depth):
+            for move in engine.legal_moves(pos):  # one line per move as soon as it is counted
+                nodes = engine.perft(engine.play(pos, move), depth - 1)
                 total += nodes
                 self.out.send(line("info", ("move", engine.move_to_hub(move)),
                                    ("nodes", str(nodes))))
@@ -477,7 +377,7 @@ class Hub:
         self.out.send(line("perft", ("nodes", str(total)), ("time", f"{elapsed:.3f}")))
 
 
-def _read_lines(fd: int, events: queue.Queue) -> None:
+def _read_lines(fd: int, events: queue.Queue, closed: threading.Event) -> None:
     """Queue each input line; raw reads, so that no stream lock is held at exit."""
     pending = b""
     while True:
@@ -493,6 +393,7 @@ def _read_lines(fd: int, events: queue.Queue) -> None:
             events.put(("line", raw.decode("utf-8", "replace").strip()))
     if pending.strip():
         events.put(("line", pending.decode("utf-8", "replace").strip()))
+    closed.set()
     events.put(("eof", ""))
 
 
@@ -505,10 +406,11 @@ def main(argv: list[str] | None = None) -> int:
     log = _silence_stderr()
     out = Output(sys.stdout.fileno(), log)
     events: queue.Queue = queue.Queue()
-    reader = threading.Thread(target=_read_lines, args=(sys.stdin.fileno(), events),
+    closed = threading.Event()
+    reader = threading.Thread(target=_read_lines, args=(sys.stdin.fileno(), events, closed),
                               name="hub-reader", daemon=True)
     reader.start()
-    hub = Hub(out, events)
+    hub = Hub(out, events, closed)
     try:
         return hub.run()
     except KeyboardInterrupt:

@@ -10,7 +10,8 @@ Outgoing values are quoted exactly when Scan quotes them (empty, or holding a ch
 is not a name character), except ``pv``, which is always quoted because lidraughts-bot strips
 its first and last characters (protocols.md §6 P13).
 
-This module knows nothing about the engine: it turns text into tuples and numbers into text.
+``Level`` accumulates ``level`` lines into search limits.  This module knows nothing about the
+engine: it turns text into tuples and numbers, and numbers into text.
 """
 from __future__ import annotations
 
@@ -124,6 +125,46 @@ def line(command: str, *pairs: tuple[str, str]) -> str:
 
 def error_line(message: str) -> str:
     return line("error", ("message", " ".join(message.split())))
+
+
+# ----- level ----------------------------------------------------------------------------
+
+class Level:
+    """``level`` lines accumulated since the last ``pos`` or search."""
+
+    INTEGERS = ("depth", "nodes", "moves")
+    REALS = ("move-time", "time", "inc")
+
+    def __init__(self):
+        self.fields: dict[str, float | int | bool] = {}
+
+    def update(self, cmd: Command) -> None:
+        for key, value in cmd.args:
+            if key == "infinite":
+                self.fields["infinite"] = True
+            elif key in self.INTEGERS or key in self.REALS:
+                number = parse_number(value, integer=key in self.INTEGERS)
+                if number is not None:
+                    self.fields[key] = number
+            # anything else (handicap, ply, ponder, ...) is ignored, as the spec asks
+
+    def limits(self, limits_type, analyze: bool):
+        """The search limits; a negative clock or budget means "move now"."""
+        f = self.fields
+        if not f and analyze:
+            return limits_type(infinite=True)  # analysis without a level runs until stop
+        time_left, inc = f.get("time"), max(0.0, f.get("inc", 0.0))
+        if time_left is not None and time_left < 0:
+            # The Hub increment is added before the move, so time + inc is what is left.
+            time_left, inc = 0.0, max(0.0, time_left + inc)
+        moves = f.get("moves")
+        return limits_type(
+            depth=max(1, f["depth"]) if "depth" in f else None,
+            nodes=max(1, f["nodes"]) if "nodes" in f else None,
+            movetime=max(0.0, f["move-time"]) if "move-time" in f else None,
+            time=time_left, inc=inc,
+            moves=moves if moves is not None and moves > 0 else None,
+            infinite=bool(f.get("infinite", False)))
 
 
 # ----- numbers --------------------------------------------------------------------

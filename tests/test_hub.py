@@ -20,12 +20,11 @@ from pathlib import Path
 import pytest
 
 from engine import (
-    BadInput, VARIANTS, legal_moves, move_from_hub, move_to_hub, parse_position, play,
+    VARIANTS, legal_moves, move_from_hub, move_to_hub, parse_position, play,
     pos_to_fen, pos_to_hub, start_position,
 )
 from engine.search import Limits, Searcher
-from protocol.hub import Level
-from protocol.hubwire import score_text, tokenize
+from protocol.hubwire import Level, score_text, tokenize
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 START = pos_to_hub(start_position())
@@ -297,8 +296,8 @@ def test_score_text_is_exact_hundredths():
 # ----- go ---------------------------------------------------------------------------------
 
 def test_go_think_with_depth_prints_infos_then_a_legal_done(hub):
-    pos = after(start_position(), "32-28", "19-23")
-    hub.send(f'pos pos={START} moves="32-28 19-23"', "level depth=4", "go think")
+    pos = after(start_position(), "32-28", "20-24")
+    hub.send(f'pos pos={START} moves="32-28 20-24"', "level depth=4", "go think")
     lines = hub.read_until("done")
     infos = lines[:-1]
     assert infos and all(INFO.fullmatch(x) for x in infos), infos
