@@ -124,12 +124,17 @@ class Hub:
         self.level = Level()
         self.job: threading.Thread | None = None
         self.job_is_perft = False
-        self.pondering = False
+        self.pondering = False         # the running search is a ponder search...
+        self.hit_pending = False       # ...on which ponder-hit has been received
 
     # ---- main loop ----
     def run(self) -> int:
         while True:
-            kind, text = self.events.get()
+            try:
+                kind, text = self.events.get(timeout=0.02 if self.hit_pending else None)
+            except queue.Empty:
+                self.deliver_ponder_hit()
+                continue
             if kind == "eof" or self.out.broken.is_set():
                 # A search is stopped; a perft (bounded, run by scripts) is let finish.
                 self.end_job(give_up_after=None if self.job_is_perft else 1.0)
@@ -145,7 +150,8 @@ class Hub:
                 if cmd.name == "ponder-hit":
                     if self.pondering:
                         self.pondering = False
-                        self.loader.searcher.ponder_hit()
+                        self.hit_pending = True
+                        self.deliver_ponder_hit()
                     continue
                 # Any other line ends the search, then is executed (Scan).
                 self.end_job(give_up_after=1.0 if cmd.name == "quit" else None)
@@ -165,6 +171,15 @@ class Hub:
             self.out.send(error_line(f"{cmd.name}: {exc}"))
             return None
 
+    def deliver_ponder_hit(self) -> None:
+        """Pass ``ponder-hit`` on, again every 20 ms while the search runs: sent right after
+        ``go ponder`` it may come before the search has begun, when the searcher ignores it
+        (once the search is timed, further calls change nothing)."""
+        if self.busy():
+            self.loader.searcher.ponder_hit()
+        else:
+            self.hit_pending = False
+
     def busy(self) -> bool:
         return self.job is not None and self.job.is_alive()
 
@@ -180,11 +195,12 @@ class Hub:
             if give_up_after is not None and time.monotonic() - start > give_up_after:
                 break  # leaving anyway (perft cannot be stopped); the thread is a daemon
         self.job = None
-        self.pondering = False
+        self.pondering = self.hit_pending = False
 
     def start_job(self, target, *args) -> None:
         self.job = threading.Thread(target=target, args=args, name="hub-job", daemon=True)
         self.job_is_perft = target == self.perft_job
+        self.hit_pending = False
         self.job.start()
 
     def wait_for(self, thread: threading.Thread) -> None:

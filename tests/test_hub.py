@@ -216,6 +216,8 @@ def test_pos_quotes_blanks_around_equals_and_crlf(hub):
     expect = after(start_position(), "32-28", "19-23")
     assert hub.exchange(f'pos  pos = "{START}"   moves =  " 32-28   19-23 "') == []
     assert root_moves(hub) == hub_moves(expect)
+    assert hub.exchange(f'pos pos={START} moves=""') == []  # GWD quotes an empty list
+    assert root_moves(hub) == hub_moves(start_position())
     hub.send(raw=f'pos pos={START} moves="32-28 19-23"\r\nperft depth=1\r\n'.encode())
     lines = hub.read_until("perft ")
     assert {x.split()[1][5:] for x in lines[:-1]} == hub_moves(expect)
@@ -365,6 +367,13 @@ def test_ponder_then_ponder_hit(hub):
     hub.send("ponder-hit")
     check_done(hub.read_until("done")[-1], pos)
     assert hub.exchange("ponder-hit") == []
+
+
+def test_ponder_hit_right_after_go_ponder(hub):
+    pos = after(start_position(), "32-28")
+    for _ in range(3):
+        hub.send(f'pos pos={START} moves="32-28"', "level time=1", "go ponder", "ponder-hit")
+        check_done(hub.read_until("done")[-1], pos)
 
 
 def test_ponder_then_stop(hub):
