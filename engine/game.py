@@ -1,4 +1,4 @@
-"""A game record and the rules that end a game: no legal move, and the draw rules.
+"""A game record and the rules that end a game: the variant's goal, and the draw rules.
 
 International draughts (FMJD, ``spec/rules.md`` §4.1):
 
@@ -15,6 +15,12 @@ material balance (as lidraughts does): that move is not counted.  A change from 
 16-move balance to the 5-move one starts a new count; a capture inside the 5-move
 balance (king against king and man, the man is taken) does not.
 
+Other variants use their :class:`Variant` record: the goal (antidraughts,
+breakthrough, via :func:`engine.position.winner`), the number of repetitions, the
+king-move count (0 = none) and the endgame rule.  Of the endgame rules, FMJD's and
+Frisian's (two kings against one: 7 moves each; king against king: 2 moves each,
+lidraughts' reading) are implemented; the Russian ones (fmjd64 7.2.4-7.2.8) are not yet.
+
 :class:`Counters` and :func:`advance` are pure, so a search can carry the counters of
 its root without a :class:`Game`.
 """
@@ -25,12 +31,10 @@ from dataclasses import dataclass
 
 from .errors import BadInput
 from .notation import move_to_hub
-from .position import BLACK, WHITE, Move, Position, legal_moves, play, start_position
-from .variants import INTERNATIONAL, Variant
-
-REPETITIONS = 3          # occurrences of one position that draw
-KING_PLIES = 50          # 25-move rule
-ENDING_PLIES = {16: 32, 5: 10}   # rule -> plies after the balance is created
+from .position import (BLACK, WHITE, Move, Position, legal_moves, play, start_position,
+                       winner)
+from .variants import (ENDGAME_FMJD, ENDGAME_FRISIAN, GOAL_BREAKTHROUGH, GOAL_LOSING,
+                       INTERNATIONAL, Variant)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,14 +61,19 @@ class Counters:
 
 
 def ending_rule(pos: Position) -> int:
-    """16 or 5 if ``pos`` has the material of that draw rule, else 0."""
+    """Moves each side may still make under the endgame rule that the material of
+    ``pos`` falls under (16 or 5 in international draughts), else 0."""
     (wm, wk), (bm, bk) = pos.count(WHITE), pos.count(BLACK)
-    for (lone_m, lone_k), (men, kings) in (((wm, wk), (bm, bk)), ((bm, bk), (wm, wk))):
-        if lone_m == 0 and lone_k == 1 and kings >= 1:
-            if men + kings == 3:
-                return 16
-            if men + kings <= 2:
-                return 5
+    kind = pos.variant.endgame
+    if kind == ENDGAME_FMJD:
+        for (lone_m, lone_k), (men, kings) in (((wm, wk), (bm, bk)), ((bm, bk), (wm, wk))):
+            if lone_m == 0 and lone_k == 1 and kings >= 1:
+                if men + kings == 3:
+                    return 16
+                if men + kings <= 2:
+                    return 5
+    elif kind == ENDGAME_FRISIAN and wm == bm == 0 and wk and bk:
+        return {3: 7, 2: 2}.get(wk + bk, 0)
     return 0
 
 
@@ -85,12 +94,13 @@ def advance(counters: Counters, pos: Position, move: Move, after: Position) -> C
     return Counters(king_plies, ending, counters.ending_plies + 1)
 
 
-def draw_reason(counters: Counters) -> str | None:
+def draw_reason(counters: Counters, variant: Variant = INTERNATIONAL) -> str | None:
     """The move-count draw rule that ``counters`` has reached, if any."""
-    if counters.ending and counters.ending_plies >= ENDING_PLIES[counters.ending]:
+    if counters.ending and counters.ending_plies >= 2 * counters.ending:
         return f"{counters.ending}-move rule"
-    if counters.king_plies >= KING_PLIES:
-        return "25-move rule"
+    limit = variant.reversible_plies
+    if limit and counters.king_plies >= limit:
+        return f"{limit // 2}-move rule"
     return None
 
 
@@ -159,12 +169,17 @@ class Game:
     def outcome(self) -> Outcome | None:
         """The result if the rules end the game in the current position, else None."""
         pos = self.position
-        if not legal_moves(pos):
-            winner = BLACK if pos.turn == WHITE else WHITE
-            return Outcome("2-0" if winner == WHITE else "0-2", winner, "no legal move")
-        if self.repetitions() >= REPETITIONS:
-            return Outcome("1-1", None, "threefold repetition")
-        reason = draw_reason(self.counters[-1])
+        won = winner(pos)
+        if won is not None:
+            goal = self.variant.goal
+            reason = ("crowned first" if goal == GOAL_BREAKTHROUGH and pos.kings else
+                      "no legal move (wins at antidraughts)" if goal == GOAL_LOSING else
+                      "no legal move")
+            return Outcome("2-0" if won == WHITE else "0-2", won, reason)
+        if self.repetitions() >= self.variant.repetitions:
+            return Outcome("1-1", None, "threefold repetition" if self.variant.repetitions == 3
+                           else f"{self.variant.repetitions}-fold repetition")
+        reason = draw_reason(self.counters[-1], self.variant)
         if reason:
             return Outcome("1-1", None, reason)
         return None

@@ -7,8 +7,10 @@ form (``2-0 1-1 0-2 0-0 *`` and ``1-0 0-1 1/2-1/2``, stored as ``2-0/0-2/1-1``).
 Moves are resolved against the position with :func:`engine.move_from_pdn`, so an
 illegal or ambiguous move is reported with its game and move number.
 
-Writing gives ``[GameType "20"]``, ``[FEN]`` when the game does not start from the
+Writing gives ``[GameType "20"]`` (the variant's number; a ``Variant`` tag too when
+the number is shared, e.g. killer), ``[FEN]`` when the game does not start from the
 initial position, numbered moves in PDN notation and lines of at most 80 characters.
+Reading takes the variant from a ``Variant`` tag, else from ``GameType``.
 Both directions are pure text codecs; every failure raises :class:`BadInput`.
 """
 from __future__ import annotations
@@ -20,6 +22,7 @@ from .errors import BadInput
 from .game import Game
 from .notation import move_from_pdn, move_to_pdn, pos_from_fen, pos_to_fen
 from .position import WHITE, Move, Position, play, start_position
+from .variants import ALL, Variant, get_variant
 
 RESULTS = {"2-0": "2-0", "1-1": "1-1", "0-2": "0-2", "0-0": "0-0", "*": "*",
            "1-0": "2-0", "0-1": "0-2", "1/2-1/2": "1-1"}
@@ -91,16 +94,28 @@ def _tokens(text: str):
         raise BadInput("a variation '(' is never closed")
 
 
-def _start(tags: dict[str, str], number: int) -> Position:
+def _variant(tags: dict[str, str], number: int) -> Variant:
+    """The variant a game's tags name: a ``Variant`` tag, else the GameType number."""
+    try:
+        if tags.get("Variant", "").strip():
+            return get_variant(tags["Variant"])
+    except BadInput as e:
+        raise BadInput(f"game {number}: {e}") from None
     gametype = tags.get("GameType", "20").strip()
-    if gametype.split(",")[0] != "20":
-        raise BadInput(f"game {number}: GameType {gametype!r} is not supported "
-                       "(only 20, international draughts)")
+    code = gametype.split(",")[0].strip()
+    for v in ALL:
+        if str(v.gametype) == code:
+            return v
+    raise BadInput(f"game {number}: GameType {gametype!r} is not a variant Rafle knows")
+
+
+def _start(tags: dict[str, str], number: int) -> Position:
+    variant = _variant(tags, number)
     fen = tags.get("FEN", "").strip()
     if not fen:
-        return start_position()
+        return start_position(variant)
     try:
-        return pos_from_fen(fen)
+        return pos_from_fen(fen, variant)
     except BadInput as e:
         raise BadInput(f"game {number}: bad FEN tag: {e}") from None
 
@@ -159,14 +174,20 @@ def write_pdn(game: Game, tags: dict[str, str] | None = None, comment: str | Non
     if "Result" not in tags:
         outcome = game.outcome()
         tags["Result"] = outcome.result if outcome else "*"
+    variant = game.variant
     result = RESULTS.get(tags["Result"], "*")
+    if variant.gametype not in (20, 40):        # the default result type: 1-0, 0-1, 1/2-1/2
+        result = {"2-0": "1-0", "0-2": "0-1", "1-1": "1/2-1/2"}.get(result, result)
     tags["Result"] = result
     defaults = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?",
                 "White": "?", "Black": "?"}
     lines = [_tag(k, tags.get(k, defaults.get(k, "?"))) for k in ROSTER]
-    lines += [_tag(k, v) for k, v in tags.items() if k not in ROSTER + ("GameType", "FEN")]
-    lines.append(_tag("GameType", "20"))
-    if game.start != start_position(game.variant):
+    lines += [_tag(k, v) for k, v in tags.items()
+              if k not in ROSTER + ("GameType", "Variant", "FEN")]
+    lines.append(_tag("GameType", str(variant.gametype)))
+    if next(v for v in ALL if v.gametype == variant.gametype) is not variant:
+        lines.append(_tag("Variant", variant.name))   # GameType alone would say another
+    if game.start != start_position(variant):
         lines.append(_tag("FEN", pos_to_fen(game.start)))
     lines.append("")
 

@@ -1,7 +1,8 @@
 """Game records and the rules that end a game (rules.md §4.1)."""
 import pytest
 
-from engine import BadInput, legal_moves, move_from_hub, parse_position, play, start_position
+from engine import (BadInput, Move, get_variant, legal_moves, move_from_hub, parse_position, play,
+                    start_position)
 from engine.game import Counters, Game, advance, draw_reason, ending_rule
 
 
@@ -146,3 +147,44 @@ def test_push_pop_redo_and_history():
     with pytest.raises(BadInput):
         game.push(move_from_hub(start_position(), "32-28"))  # legal at the start, not here
     assert len(game.moves) == 2 and len(game.positions) == 3
+
+
+# ----- other variants use their own record ------------------------------------------
+
+def test_antidraughts_player_without_a_move_wins():
+    game = Game(parse_position("W:W46:B41,37", get_variant("antidraughts")))
+    assert game.outcome().result == "2-0"
+
+
+def test_italian_draws_on_the_fourth_repetition():
+    italian = get_variant("italian")
+    game = Game(parse_position("W:WK29,K30:BK1,K2", italian))
+    first = [m for m in legal_moves(game.position) if not m.captured][0]
+    game.push(first)
+    reply = [m for m in legal_moves(game.position) if not m.captured][0]
+    game.push(reply)
+    cycle = [first, reply, Move(first.to, first.frm), Move(reply.to, reply.frm)]
+    game.pop()
+    game.pop()
+    for _ in range(2):
+        for move in cycle:
+            game.push(move)
+    assert game.repetitions() == 3 and game.outcome() is None
+    for move in cycle:
+        game.push(move)
+    assert game.outcome().reason == "4-fold repetition"
+
+
+def test_frisian_king_against_king_is_drawn_after_two_moves_each():
+    game = Game(parse_position("W:WK47:BK4", get_variant("frisian")))
+    assert ending_rule(game.position) == 2
+    quiet_king_moves(game, 3)
+    assert game.outcome() is None
+    quiet_king_moves(game, 1)
+    assert game.outcome().reason == "2-move rule"
+
+
+def test_king_move_count_follows_the_variant():
+    assert draw_reason(Counters(king_plies=79), get_variant("english")) is None
+    assert draw_reason(Counters(king_plies=80), get_variant("english")) == "40-move rule"
+    assert draw_reason(Counters(king_plies=50)) == "25-move rule"

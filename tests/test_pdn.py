@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from engine import (BadInput, legal_moves, move_from_pdn, move_to_pdn, parse_position,
+from engine import (BadInput, get_variant, legal_moves, move_from_pdn, move_to_pdn, parse_position,
                     start_position)
 from engine.game import Game
 from engine.pdn import read_pdn, write_pdn
@@ -89,7 +89,9 @@ def test_bad_pdn_names_the_game_and_the_move():
     with pytest.raises(BadInput, match="never closed"):
         read_pdn("1. 32-28 (1. 33-29 2-0")
     with pytest.raises(BadInput, match="GameType"):
-        read_pdn('[GameType "21"]\n1. 11-15 *')
+        read_pdn('[GameType "99"]\n1. 11-15 *')
+    with pytest.raises(BadInput, match="game 1: unknown variant"):
+        read_pdn('[Variant "chess"]\n1. 32-28 *')
     with pytest.raises(BadInput, match="game 1: bad FEN"):
         read_pdn('[FEN "W:W31-55:B1-20"]\n1. 32-28 *')
     with pytest.raises(BadInput, match="cannot read"):
@@ -101,3 +103,18 @@ def test_written_result_follows_the_rules_unless_told():
     assert write_pdn(game).rstrip().endswith("0-2")
     assert '[Result "2-0"]' in write_pdn(game, {"Result": "2-0"})
     assert "{white lost on time}" in write_pdn(Game(), {"Result": "0-2"}, "white lost on time")
+
+
+@pytest.mark.parametrize("name, gametype, variant_tag", [
+    ("killer", "20", True), ("frisian", "40", False), ("english", "21", False),
+    ("brazilian", "26", False), ("italian", "22", False),
+])
+def test_other_variants_round_trip(name, gametype, variant_tag):
+    variant = get_variant(name)
+    games = [random_game(seed, 80, start_position(variant)) for seed in range(2)]
+    text = "".join(write_pdn(g) for g in games)
+    assert f'[GameType "{gametype}"]' in text
+    assert ('[Variant' in text) == variant_tag
+    for g, b in zip(games, read_pdn(text)):
+        assert b.start == g.start and b.moves == g.moves
+        assert b.result == (g.outcome().result if g.outcome() else "*")
