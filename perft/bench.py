@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -24,48 +25,51 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engine", "perft", "protocol")
 
 
-def _median_run(fn, runs: int) -> tuple[int, float]:
-    nodes, times = None, []
-    for _ in range(runs):
-        start = time.perf_counter()
-        n = fn()
-        times.append(time.perf_counter() - start)
-        if nodes is not None and n != nodes:
-            raise RuntimeError(f"perft gave {n} then {nodes}")
-        nodes = n
-    return nodes, statistics.median(times)
+def _line(name: str, nodes: int, cpu: float, wall: float) -> str:
+    return (f"  {name:<18} {nodes:>14,} nodes  cpu {cpu:7.3f} s {nodes / cpu / 1e6:7.2f} M/s"
+            f"   wall {wall:7.3f} s {nodes / wall / 1e6:7.2f} M/s")
 
 
-def _line(name: str, nodes: int, seconds: float) -> str:
-    return f"  {name:<22} {nodes:>14,} nodes {seconds:>9.3f} s {nodes / seconds / 1e6:>9.2f} M nodes/s"
-
-
-def speed(depth: int, runs: int) -> dict[str, tuple[int, float]]:
-    """Median (nodes, seconds) of Rafle bulk, Rafle full and dame-rs at ``depth``."""
+def speed(depth: int, runs: int) -> dict[str, tuple[int, float, float]]:
+    """Median (nodes, cpu seconds, wall seconds) of Rafle bulk, Rafle every leaf and
+    dame-rs at ``depth``.  The runs are interleaved so that all three see the same
+    machine load; CPU time is the fairer figure on a shared machine (all three are
+    single-threaded)."""
     warm_up()
     pos = start_position()
-    figures = {}
-    print(f"perft from the start position, depth {depth}, median of {runs}:")
-    figures["rafle bulk"] = _median_run(lambda: perft(pos, depth, True), runs)
-    print(_line("rafle bulk", *figures["rafle bulk"]), flush=True)
-    figures["rafle every leaf"] = _median_run(lambda: perft(pos, depth, False), runs)
-    print(_line("rafle every leaf", *figures["rafle every leaf"]), flush=True)
+    runners = {"rafle bulk": lambda: perft(pos, depth, True),
+               "rafle every leaf": lambda: perft(pos, depth, False)}
     try:
         import dame
+        dame.perft(dame.Board(), 2)
+        runners[f"dame-rs {getattr(dame, '__version__', '')}".strip()] = \
+            lambda: dame.perft(dame.Board(), depth)
     except ImportError:
-        print("  dame-rs is not installed: 'pip install dame-rs' (or pip install '.[bench]') "
+        print("dame-rs is not installed: 'pip install dame-rs' (or pip install '.[bench]') "
               "to compare with it")
-        return figures
-    dame.perft(dame.Board(), 2)
-    figures["dame-rs"] = _median_run(lambda: dame.perft(dame.Board(), depth), runs)
-    print(_line(f"dame-rs {getattr(dame, '__version__', '')}".strip(), *figures["dame-rs"]))
-    counts = {name: n for name, (n, _) in figures.items()}
-    if len(set(counts.values())) != 1:
-        print(f"  WARNING: the counts differ: {counts}")
-    dame_rate = figures["dame-rs"][0] / figures["dame-rs"][1]
-    for name in ("rafle bulk", "rafle every leaf"):
-        nodes, seconds = figures[name]
-        print(f"  ratio {name} / dame-rs: {nodes / seconds / dame_rate:.2f}x")
+    samples = {name: [] for name in runners}
+    nodes = {}
+    for _ in range(runs):
+        for name, run in runners.items():
+            wall, cpu = time.perf_counter(), time.process_time()
+            nodes[name] = run()
+            samples[name].append((time.process_time() - cpu, time.perf_counter() - wall))
+    print(f"perft from the start position, depth {depth}, median of {runs} interleaved runs:")
+    figures = {}
+    for name, times in samples.items():
+        cpu = statistics.median(t[0] for t in times)
+        wall = statistics.median(t[1] for t in times)
+        figures[name] = (nodes[name], cpu, wall)
+        print(_line(name, *figures[name]))
+    if len(set(nodes.values())) != 1:
+        print(f"  WARNING: the counts differ: {nodes}")
+    peer = [name for name in figures if name.startswith("dame")]
+    if peer:
+        p_nodes, p_cpu, p_wall = figures[peer[0]]
+        for name in ("rafle bulk", "rafle every leaf"):
+            n, cpu, wall = figures[name]
+            print(f"  ratio {name} / dame-rs: {n / cpu / (p_nodes / p_cpu):.2f}x by cpu time, "
+                  f"{n / wall / (p_nodes / p_wall):.2f}x by wall time")
     return figures
 
 
@@ -75,17 +79,29 @@ def _copy_packages(dest: Path) -> None:
                         ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
 
 
-def _time_command(cmd: list[str], env: dict, cwd: Path) -> float:
+def _time_command(cmd: list[str], env: dict, cwd: Path) -> tuple[float, float]:
+    """(wall, cpu) seconds of a command; cpu is the child's user + system time."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
-    seconds = time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()}")
-    return seconds
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def startup(runs: int) -> dict[str, float]:
-    """Seconds of ``rafle perft --depth 1``: with an empty numba cache, and warm."""
+def _median_command(cmd, env, cwd, runs) -> tuple[float, float]:
+    times = [_time_command(cmd, env, cwd) for _ in range(runs)]
+    return statistics.median(t[0] for t in times), statistics.median(t[1] for t in times)
+
+
+def _show(label: str, wall_cpu: tuple[float, float]) -> None:
+    print(f"  {label:<50} wall {wall_cpu[0]:6.2f} s   cpu {wall_cpu[1]:6.2f} s", flush=True)
+
+
+def startup(runs: int) -> dict[str, tuple[float, float]]:
+    """(wall, cpu) seconds of ``rafle perft --depth 1``: empty numba cache, and warm."""
     figures = {}
     with tempfile.TemporaryDirectory(prefix="rafle-cold-") as tmp:
         tmp = Path(tmp)
@@ -101,22 +117,20 @@ def startup(runs: int) -> dict[str, float]:
             raise RuntimeError(f"the cold run would import {where}, not the copy")
         print("start-up of 'rafle perft --depth 1':")
         figures["cold"] = _time_command(cmd, env, tmp)
-        print(f"  cold (empty numba cache, compiles every kernel): {figures['cold']:7.2f} s",
-              flush=True)
-        figures["copy warm"] = statistics.median(_time_command(cmd, env, tmp) for _ in range(runs))
-        print(f"  same copy, cache now filled:                     {figures['copy warm']:7.2f} s")
-        print(f"  => numba compile time about {figures['cold'] - figures['copy warm']:.2f} s")
+        _show("cold (empty numba cache: compiles the kernels)", figures["cold"])
+        figures["copy warm"] = _median_command(cmd, env, tmp, runs)
+        _show("same copy, cache now filled", figures["copy warm"])
+        print(f"  => numba compile about {figures['cold'][1] - figures['copy warm'][1]:.2f} s of cpu")
     rafle = shutil.which("rafle")
     cmd = [rafle] if rafle else [sys.executable, "-m", "protocol.cli"]
     cmd += ["perft", "--depth", "1"]
     env = dict(os.environ)
     env.pop("NUMBA_DISABLE_JIT", None)
     _time_command(cmd, env, ROOT)  # fills the working tree's cache if it is stale
-    figures["warm"] = statistics.median(_time_command(cmd, env, ROOT) for _ in range(runs))
-    print(f"  warm (the installed rafle, working tree cache):   {figures['warm']:7.2f} s")
-    probe = [sys.executable, "-c", "pass"]
-    figures["python"] = statistics.median(_time_command(probe, env, ROOT) for _ in range(runs))
-    print(f"  (a bare 'python -c pass' takes {figures['python']:.2f} s)")
+    figures["warm"] = _median_command(cmd, env, ROOT, runs)
+    _show("warm (the installed rafle, working tree's cache)", figures["warm"])
+    figures["numba"] = _median_command([sys.executable, "-c", "import numba"], env, ROOT, runs)
+    _show("of which 'python -c \"import numba\"'", figures["numba"])
     return figures
 
 
