@@ -17,7 +17,7 @@ import pytest
 
 from engine import legal_moves, parse_position
 from engine.search import Limits, Result
-from protocol import dxp
+from protocol import dxpsession as dxp
 from protocol.dxpwire import (START_BOARD, BackAcc, BackReq, Chat, DxpError, DxpVersionError, Framer,
                               GameAcc, GameEnd, GameReq, MoveMsg, decode, encode, format_minutes,
                               parse_minutes)
@@ -355,10 +355,11 @@ def test_chat_during_the_search_does_not_stop_it():
     peer.send(gamereq("W"))
     assert peer.expect() == ACC + "0"
     peer.send("CHello")
-    peer.send("E01")
+    peer.send("E11")                                 # the peer gives up
     assert peer.expect() == "E01"
+    thread.join(10)
     assert "chat: Hello" in log
-    finish(peer, thread)
+    assert (session.records[0].result, session.records[0].reason) == ("2-0", "the peer conceded")
 
 
 def test_backreq_rewinds_and_moves_again():
@@ -455,7 +456,7 @@ def test_follower_does_not_claim_unless_asked():
     peer.send("E11")                                 # "I lose", stop
     assert peer.expect() == "E01"
     thread.join(10)
-    assert (session.records[0].result, session.records[0].reason) == ("2-0", "the peer conceded")
+    assert (session.records[0].result, session.records[0].reason) == ("2-0", "no legal move")
 
     peer, session, thread, log = start_session(claim_end=True)
     peer.send(gamereq("W", start=won))

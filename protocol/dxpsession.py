@@ -1,0 +1,573 @@
+"""The DXP dialogue of one connection: the socket side and the game state machine.
+
+:class:`Link` reads NUL-framed messages (``protocol.dxpwire``) with timeouts and spaces
+out what we send; :class:`Session` is the state machine of ``spec/protocols.md`` §3.2
+(states in :class:`State`), for the follower and the initiator; :class:`Clock` keeps
+our own time, since the GAMEREQ minutes are the whole game's.  Rules come from
+``engine.game``, moves from a player (Rafle's search, or a scripted one in tests).
+The behaviour choices are listed in ``protocol.dxp``.
+"""
+from __future__ import annotations
+
+import enum
+import socket
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field, replace
+
+from engine import (BLACK, WHITE, BadInput, Position, legal_moves, pos_from_hub, pos_to_fen,
+                    pos_to_hub, start_position)
+from engine.game import Game, Outcome
+from engine.search import Limits, Result, Searcher
+
+from .dxpwire import (BackAcc, BackReq, Chat, DxpError, DxpVersionError, Framer, GameAcc,
+                      GameEnd, GameReq, MoveMsg, decode, format_minutes, frame,
+                      parse_minutes)
+
+PAUSE = 0.15                # seconds between two messages we send (P1)
+ZERO_TIME_MOVETIME = 0.15   # per-move budget when the GAMEREQ time is 000 (P3)
+CONFIRM_TIMEOUT = 10.0      # wait for the peer's GAMEEND confirmation
+NAME = "Rafle"    # also in protocol.dxp, which must not import this module early
+
+
+class State(enum.Enum):
+    IDLE = "no game"                       # follower: waiting for GAMEREQ
+    WAIT_ACC = "waiting for GAMEACC"       # initiator: GAMEREQ sent
+    OUR_TURN = "our move"
+    THEIR_TURN = "their move"
+    GAME_OVER = "game over, not claimed"   # no legal move for us; the peer ends the game
+    WAIT_END_CONFIRM = "waiting for the GAMEEND confirmation"
+    CLOSED = "closed"
+
+
+IN_GAME = (State.OUR_TURN, State.THEIR_TURN, State.GAME_OVER)
+
+
+class PeerGone(Exception):
+    """The connection ended (EOF or a socket error)."""
+
+
+class PeerSilent(Exception):
+    """No message within the time we wait for one."""
+
+
+class Link:
+    """A DXP connection: NUL-framed reads, spaced writes, optional wire trace."""
+
+    def __init__(self, sock: socket.socket, trace=None):
+        self.sock = sock
+        self.trace = trace
+        self.framer = Framer()
+        self.inbox: deque[str] = deque()
+        self.last_send = float("-inf")
+        self.last_receive = float("-inf")
+        self.pauses = 0   # sends that had to wait (pitfall P1), for the log and the tests
+        for level, option in ((socket.IPPROTO_TCP, socket.TCP_NODELAY),
+                              (socket.SOL_SOCKET, socket.SO_KEEPALIVE)):
+            try:
+                sock.setsockopt(level, option, 1)
+            except OSError:
+                pass   # not a TCP socket (tests use socketpair)
+
+    def send(self, msg) -> None:
+        # the pause matters only if the peer may still hold our previous message unread
+        wait = self.last_send + PAUSE - time.monotonic()
+        if wait > 0 and self.last_send > self.last_receive:
+            self.pauses += 1
+            time.sleep(wait)
+        data = frame(msg)
+        try:
+            self.sock.settimeout(10.0)   # a peer that stops reading must not block us forever
+            self.sock.sendall(data)
+        except OSError as exc:
+            raise PeerGone(f"send failed: {exc}") from None
+        self.last_send = time.monotonic()
+        if self.trace:
+            self.trace(f"-> {data[:-1].decode('ascii')}")
+
+    def poll(self, timeout: float) -> bool:
+        """True if a message is waiting (reads the socket for up to ``timeout`` s)."""
+        deadline = time.monotonic() + timeout
+        while not self.inbox:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self.sock.settimeout(left)
+            try:
+                data = self.sock.recv(4096)
+            except (TimeoutError, socket.timeout):
+                return False
+            except OSError as exc:
+                raise PeerGone(f"receive failed: {exc}") from None
+            if not data:
+                raise PeerGone("connection closed by the peer")
+            self.last_receive = time.monotonic()
+            self.inbox.extend(self.framer.feed(data))
+        return True
+
+    def close(self) -> None:
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass   # already gone
+        self.sock.close()
+
+    def receive(self, timeout: float) -> str:
+        if not self.poll(timeout):
+            raise PeerSilent(f"no message for {timeout:g} s")
+        text = self.inbox.popleft()
+        if self.trace:
+            self.trace(f"<- {text}")
+        return text
+
+
+# ----- players and clocks --------------------------------------------------------------
+
+class SearchPlayer:
+    """Rafle's search behind the small interface a session needs (tests plug in others)."""
+
+    def __init__(self, searcher: Searcher, depth: int | None = None):
+        self.searcher = searcher
+        self.depth = depth
+
+    def new_game(self) -> None:
+        self.searcher.new_game()
+
+    def think(self, pos: Position, history: list[Position], limits: Limits) -> Result:
+        if self.depth is not None:
+            limits = replace(limits, depth=self.depth)
+        return self.searcher.search(pos, history, limits)
+
+    def stop(self) -> None:
+        self.searcher.stop()
+
+
+class Clock:
+    """Our time for one game: the GAMEREQ minutes for the whole game, or a fixed
+    per-move budget when the minutes are 0."""
+
+    def __init__(self, minutes: float, movetime: float | None):
+        self.budget = minutes * 60 if minutes > 0 else None
+        self.movetime = movetime
+        self.used = 0.0
+        self.slowest = 0.0
+        self.overshoot = 0.0   # worst time beyond what a move was given
+
+    @property
+    def remaining(self) -> float | None:
+        return None if self.budget is None else self.budget - self.used
+
+    def limits(self, moves_left: int | None) -> Limits:
+        if self.budget is None:
+            return Limits(movetime=self.movetime or ZERO_TIME_MOVETIME)
+        # keep a reserve for the network and the pause before sending, never hand out <= 0
+        left = self.remaining
+        reserve = min(2.0, 0.1 + 0.02 * max(left, 0.0))
+        usable = max(left - reserve, 0.02)
+        if self.movetime is not None:   # a fixed move time, but never more than the clock holds
+            return Limits(movetime=min(self.movetime, usable))
+        return Limits(time=usable, moves=moves_left)
+
+    def charge(self, elapsed: float, limits: Limits) -> None:
+        allowed = [x for x in (limits.movetime, self.remaining) if x is not None]
+        self.used += elapsed
+        self.slowest = max(self.slowest, elapsed)
+        if allowed:
+            self.overshoot = max(self.overshoot, elapsed - min(allowed))
+
+
+@dataclass
+class GameRecord:
+    number: int
+    our_colour: int
+    opponent: str
+    start: Position
+    result: str = "*"
+    reason: str = ""
+    plies: int = 0
+    clock: Clock | None = None
+
+
+@dataclass
+class Config:
+    name: str = NAME
+    initiator: bool = False
+    games: int = 1
+    minutes: float = 0.0
+    moves: int = 0
+    starts: list[Position] = field(default_factory=lambda: [start_position()])
+    claim_end: bool = False
+    movetime: float | None = None
+    peer_timeout: float = 300.0
+    confirm_timeout: float = CONFIRM_TIMEOUT
+
+
+def to_dxp_board(pos: Position) -> str:
+    return pos_to_hub(pos)[1:].translate(str.maketrans("bB", "zZ"))
+
+
+def from_dxp_board(board: str, white_to_move: bool) -> Position:
+    return pos_from_hub(("W" if white_to_move else "B") + board.translate(str.maketrans("zZ", "bB")))
+
+
+def colour_name(side: int) -> str:
+    return "white" if side == WHITE else "black"
+
+
+# ----- the dialogue --------------------------------------------------------------------
+
+class Session:
+    """One connection's dialogue.  ``run()`` returns when the connection is over."""
+
+    def __init__(self, link: Link, player, config: Config, log=print):
+        self.link, self.player, self.config, self.log = link, player, config, log
+        self.state = State.IDLE
+        self.records: list[GameRecord] = []
+        self.game: Game | None = None
+        self.record: GameRecord | None = None
+        self.clock: Clock | None = None
+        self.move_limit = 0
+        self.turn_started = 0.0
+        self.last_score: int | None = None
+        self.decided: tuple[int, Outcome] | None = None   # (ply, outcome): the rules ended the game
+        self.stop_after_confirm = False
+        self.games_requested = 0
+
+    # ----- main loop -------------------------------------------------------------
+    def run(self) -> list[GameRecord]:
+        try:
+            if self.config.initiator:
+                self._request_game()
+            while self.state is not State.CLOSED:
+                if self.state is State.OUR_TURN:
+                    self._our_turn()
+                    continue
+                wait = (self.config.confirm_timeout if self.state is State.WAIT_END_CONFIRM
+                        else self.config.peer_timeout)
+                try:
+                    text = self.link.receive(wait)
+                except PeerSilent as exc:
+                    self._silence(str(exc))
+                    continue
+                self._on_message(text)
+        except PeerGone as exc:
+            self.log(f"connection ended: {exc}")
+            if self.state in IN_GAME or self.state is State.WAIT_END_CONFIRM:
+                self._finish("*", "connection closed")
+            self.state = State.CLOSED
+        finally:
+            self.link.close()
+        return self.records
+
+    def _silence(self, why: str) -> None:
+        if self.state is State.WAIT_END_CONFIRM:
+            self.log(f"no GAMEEND confirmation ({why}); game over anyway")
+            self._after_end()
+        elif self.state in IN_GAME:
+            self._protocol_error(f"{why}, ending the game", stop=1)
+        else:
+            self.log(f"{why} ({self.state.value}); closing the connection")
+            self.state = State.CLOSED
+
+    # ----- messages --------------------------------------------------------------
+    def _on_message(self, text: str) -> None:
+        try:
+            msg = decode(text)
+        except DxpVersionError as exc:
+            self.log(str(exc))
+            self.link.send(GameAcc(self.config.name, 1))
+            return
+        except DxpError as exc:
+            shown = text if len(text) <= 60 else text[:57] + "..."
+            self._protocol_error(f"bad message {shown!r}: {exc}", refuse_request=text[:1] == "R")
+            return
+        kind = type(msg)
+        if kind is Chat:
+            self.log(f"chat: {msg.text}")
+        elif kind is GameReq:
+            self._on_gamereq(msg)
+        elif kind is GameAcc:
+            self._on_gameacc(msg)
+        elif kind is MoveMsg:
+            self._on_move(msg, text)
+        elif kind is GameEnd:
+            self._on_gameend(msg)
+        elif kind is BackReq:
+            self._on_backreq(msg)
+        else:   # BackAcc: we never ask, so there is nothing to do
+            self.log(f"ignored BACKACC {msg.code}")
+
+    def _protocol_error(self, problem: str, refuse_request: bool = False, stop: int = 0) -> None:
+        self.log(f"error: {problem}")
+        self.link.send(Chat(f"error: {problem}"))
+        if self.state in IN_GAME:
+            self._send_end(0, stop, "*", f"protocol error: {problem}")
+        elif refuse_request and not self.config.initiator and self.state is State.IDLE:
+            self.link.send(GameAcc(self.config.name, 2))
+
+    def _on_gamereq(self, req: GameReq) -> None:
+        if self.config.initiator:
+            self._protocol_error("GAMEREQ sent to the initiator")
+            return
+        if self.state is not State.IDLE:
+            self.log(f"refused a GAMEREQ: {self.state.value}")
+            self.link.send(GameAcc(self.config.name, 2))
+            return
+        try:
+            start = start_position() if req.board is None else from_dxp_board(req.board, req.white_to_move)
+        except BadInput as exc:
+            self._protocol_error(f"GAMEREQ position: {exc}", refuse_request=True)
+            return
+        if not legal_moves(start):
+            self.log("refused a GAMEREQ: no legal move in the start position")
+            self.link.send(GameAcc(self.config.name, 2))
+            return
+        self.link.send(GameAcc(self.config.name, 0))
+        self._begin(start, WHITE if req.follower_white else BLACK, req.name, req.minutes, req.moves)
+
+    def _on_gameacc(self, acc: GameAcc) -> None:
+        if self.state is not State.WAIT_ACC:
+            self._protocol_error(f"unexpected GAMEACC ({self.state.value})")
+            return
+        if acc.code == 0:
+            number = self.games_requested - 1
+            start, ours = self._game_plan(number)
+            self._begin(start, ours, acc.name, self._wire_minutes(), self.config.moves)
+            return
+        self.log(f"{acc.name or 'the follower'} refused game {self.games_requested} (code {acc.code})")
+        if acc.code == 2 and self.games_requested < self.config.games:
+            self._request_game()
+        else:
+            self.state = State.CLOSED
+
+    def _on_move(self, msg: MoveMsg, text: str) -> None:
+        if self.state is State.WAIT_END_CONFIRM:
+            self.log(f"ignored MOVE {text} after GAMEEND")
+            return
+        if self.state is not State.THEIR_TURN:
+            where = "outside a game" if self.state not in IN_GAME else "out of turn"
+            self._protocol_error(f"MOVE {text} {where} ({self.state.value})")
+            return
+        wanted = (msg.frm, msg.to, frozenset(msg.captured))
+        move = next((m for m in legal_moves(self.game.position)
+                     if (m.frm, m.to, frozenset(m.captured)) == wanted), None)
+        if move is None:
+            self._protocol_error(f"illegal move {text} in {pos_to_fen(self.game.position)}")
+            return
+        self.game.push(move)
+        self._set_turn()
+
+    def _on_gameend(self, end: GameEnd) -> None:
+        if self.state is State.WAIT_END_CONFIRM:
+            self.stop_after_confirm |= end.stop == 1
+            self._after_end()
+            return
+        if self.state not in IN_GAME:
+            self.log(f"ignored GAMEEND {end.reason}{end.stop} ({self.state.value})")
+            if end.stop == 1:
+                self.state = State.CLOSED
+            return
+        if self.state is State.OUR_TURN:
+            self._charge_interrupted_turn()
+        self.link.send(GameEnd(0, end.stop))
+        ours = self.record.our_colour
+        if self.decided is not None:   # the rules decide, whatever the peer says
+            result, reason = self.decided[1].result, self.decided[1].reason
+        elif end.reason == 2:
+            result, reason = "1-1", "the peer claimed a draw"
+        elif end.reason in (1, 3):
+            winner = ours if end.reason == 1 else 1 - ours
+            result = "2-0" if winner == WHITE else "0-2"
+            reason = "the peer conceded" if end.reason == 1 else "the peer claimed the win"
+        else:
+            result, reason = "*", "ended by the peer"
+        self._finish(result, reason)
+        self.stop_after_confirm = end.stop == 1
+        self._after_end()
+
+    def _on_backreq(self, req: BackReq) -> None:
+        if self.state not in IN_GAME:
+            self.log(f"refused BACKREQ ({self.state.value})")
+            self.link.send(BackAcc(1 if self.state is State.IDLE else 2))
+            return
+        # ply of the requested move (spec §3.6): move 1 white = ply 0; black starts one lower
+        ply = (req.move - 1) * 2 + (0 if req.white_to_move else 1) - (1 if self.game.start.turn == BLACK else 0)
+        wanted = WHITE if req.white_to_move else BLACK
+        if not 0 <= ply <= len(self.game.moves) or self.game.positions[ply].turn != wanted:
+            self.log(f"refused BACKREQ to move {req.move} {colour_name(wanted)}: not in this game")
+            self.link.send(BackAcc(2))
+            return
+        if self.state is State.OUR_TURN:
+            self._charge_interrupted_turn()
+        while len(self.game.moves) > ply:
+            self.game.pop()
+        self.log(f"took back to move {req.move}, {colour_name(wanted)} to move")
+        self.link.send(BackAcc(0))
+        self._set_turn()
+
+    # ----- our side of the game --------------------------------------------------
+    def _begin(self, start: Position, ours: int, opponent: str, minutes: float, moves: int) -> None:
+        self.game = Game(start)
+        self.clock = Clock(minutes, self.config.movetime)
+        self.move_limit = moves
+        self.last_score = None
+        self.decided = None
+        self.record = GameRecord(len(self.records) + 1, ours, opponent or "?", start, clock=self.clock)
+        self.records.append(self.record)
+        names = (self.config.name, opponent or "?") if ours == WHITE else (opponent or "?", self.config.name)
+        self.log(f"game {self.record.number}: {names[0]} (white) - {names[1]} (black), "
+                 f"{f'{minutes:g} min' if minutes else 'time 000'}, {moves or 'no'} move limit, "
+                 f"start {'normal' if start == start_position() else pos_to_fen(start)}")
+        self.player.new_game()
+        self._set_turn()
+
+    def _set_turn(self) -> None:
+        """The state after a ply or a take-back: claim, move, or wait."""
+        plies = len(self.game.moves)
+        if self.decided is not None and plies < self.decided[0]:
+            self.decided = None   # taken back
+        if self.decided is None:
+            outcome = self.game.outcome()
+            if outcome is not None:
+                self.decided = (plies, outcome)
+        claiming = self.config.initiator or self.config.claim_end
+        our_move = self.game.position.turn == self.record.our_colour
+        # GAMEEND replaces a MOVE, so it is sent on our turn; when the peer has no move
+        # at all it cannot answer, so it is sent at once.
+        if claiming and self.decided and (our_move or self.decided[1].reason == "no legal move"):
+            self._claim(self.decided[1])
+        elif claiming and our_move and self.move_limit and plies >= 2 * self.move_limit:
+            self._claim_move_limit()
+        elif not our_move:
+            self.state = State.THEIR_TURN
+        elif legal_moves(self.game.position):
+            self.state = State.OUR_TURN
+            self.turn_started = time.monotonic()
+        else:
+            self.log(f"no legal move for {self.config.name}; waiting for the peer to end the game")
+            self.state = State.GAME_OVER
+
+    def _our_turn(self) -> None:
+        moves_left = None
+        if self.move_limit:
+            played = sum(1 for p in self.game.history() if p.turn == self.record.our_colour)
+            moves_left = max(self.move_limit - played, 1)
+        limits = self.clock.limits(moves_left)
+        result = self._think(limits)
+        if result is None:
+            return   # a message interrupted the search and has been handled
+        move = result.move or legal_moves(self.game.position)[0]
+        self.last_score = result.score
+        elapsed = time.monotonic() - self.turn_started
+        self.game.push(move)
+        self.link.send(MoveMsg(round(elapsed), move.frm, move.to, move.captured))
+        self.clock.charge(time.monotonic() - self.turn_started, limits)
+        self._set_turn()
+
+    def _think(self, limits: Limits) -> Result | None:
+        """Search in a worker thread while watching the socket; a message other than
+        CHAT stops the search, is handled, and None is returned."""
+        pos, history = self.game.position, self.game.history()
+        box: dict = {}
+
+        def work():
+            try:
+                box["result"] = self.player.think(pos, history, limits)
+            except Exception as exc:   # a search bug must not lose the game on the wire
+                box["error"] = exc
+
+        worker = threading.Thread(target=work, name="dxp-search", daemon=True)
+        worker.start()
+        try:
+            while worker.is_alive():
+                if not self.link.poll(0.02):
+                    continue
+                if self.link.inbox[0][:1] == "C":
+                    self._on_message(self.link.receive(0))
+                    continue
+                self.player.stop()
+                worker.join()
+                self._on_message(self.link.receive(0))
+                return None
+        except PeerGone:
+            self.player.stop()
+            worker.join()
+            raise
+        worker.join()
+        if "error" in box:
+            self.log(f"search failed ({box['error']!r}); playing the first legal move")
+            return Result(legal_moves(pos)[0], None, None, 0, 0, 0.0, ())
+        return box["result"]
+
+    def _charge_interrupted_turn(self) -> None:
+        self.clock.used += time.monotonic() - self.turn_started
+
+    # ----- ending games ----------------------------------------------------------
+    def _claim(self, outcome: Outcome) -> None:
+        ours = self.record.our_colour
+        reason = 2 if outcome.winner is None else (3 if outcome.winner == ours else 1)
+        self._send_end(reason, self._stop_code(), outcome.result, outcome.reason)
+
+    def _claim_move_limit(self) -> None:
+        # like Scan: a clear evaluation decides, otherwise the result is left open
+        score = self.last_score if self.last_score is not None else 0
+        ours = self.record.our_colour
+        if abs(score) >= 300:
+            winner = ours if score > 0 else 1 - ours
+            self._send_end(3 if score > 0 else 1, self._stop_code(),
+                           "2-0" if winner == WHITE else "0-2", f"move limit, score {score}")
+        else:
+            self._send_end(0, self._stop_code(), "*", f"move limit, score {score}")
+
+    def _stop_code(self) -> int:
+        return 1 if self.config.initiator and self.games_requested >= self.config.games else 0
+
+    def _send_end(self, reason: int, stop: int, result: str, why: str) -> None:
+        self.link.send(GameEnd(reason, stop))
+        self._finish(result, why)
+        self.stop_after_confirm = stop == 1
+        self.state = State.WAIT_END_CONFIRM
+
+    def _finish(self, result: str, reason: str) -> None:
+        rec = self.record
+        if rec is None or rec.reason:
+            return
+        rec.result, rec.reason = result, reason
+        rec.plies = self.decided[0] if self.decided else len(self.game.moves)
+        c = rec.clock
+        clock = f"{c.used:.1f} s of {c.budget:g} s" if c.budget is not None else f"{c.used:.1f} s"
+        self.log(f"game {rec.number} result {result} ({reason}), {rec.plies} plies; "
+                 f"{self.config.name} played {colour_name(rec.our_colour)}, used {clock}, "
+                 f"slowest move {c.slowest:.3f} s, worst overshoot {max(c.overshoot, 0.0):.3f} s")
+
+    def _after_end(self) -> None:
+        """The GAMEEND handshake is complete."""
+        if self.stop_after_confirm:
+            self.state = State.CLOSED
+        elif self.config.initiator:
+            self._request_game()
+        else:
+            self.state = State.IDLE
+
+    # ----- initiator ---------------------------------------------------------------
+    def _wire_minutes(self) -> float:
+        return parse_minutes(format_minutes(self.config.minutes))
+
+    def _game_plan(self, number: int) -> tuple[Position, int]:
+        """Start position and our colour of game ``number`` (0-based): each position is
+        played twice, colours swapped."""
+        starts = self.config.starts
+        return starts[(number // 2) % len(starts)], WHITE if number % 2 == 0 else BLACK
+
+    def _request_game(self) -> None:
+        if self.games_requested >= self.config.games:
+            self.log("all games played")
+            self.state = State.CLOSED
+            return
+        start, ours = self._game_plan(self.games_requested)
+        self.games_requested += 1
+        normal = start == start_position()
+        self.link.send(GameReq(self.config.name, ours == BLACK, self.config.minutes, self.config.moves,
+                               None if normal else to_dxp_board(start), start.turn == WHITE))
+        self.state = State.WAIT_ACC
