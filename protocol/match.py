@@ -16,10 +16,10 @@ import datetime
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
-from engine import BadInput, WHITE, move_from_hub, move_to_hub, pos_to_hub
+from engine import (INTERNATIONAL, WHITE, BadInput, get_variant, move_from_hub, move_to_hub,
+                    pos_to_hub)
 from engine.game import Game
 from engine.pdn import write_pdn
 
@@ -123,9 +123,13 @@ class Match:
         self.out = out or sys.stdout
         self.commands = [args.engine1, args.engine2]
         self.names = [args.name1, args.name2]
-        self.options = [dict(args.option + args.option1), dict(args.option + args.option2)]
+        self.variant = get_variant(args.variant)
+        common = ([("variant", self.variant.hub_name)] if self.variant is not INTERNATIONAL
+                  else []) + args.option
+        self.options = [dict(common + args.option1), dict(common + args.option2)]
         self.limits = self._limits(args)
-        self.openings: list[Opening] = load_openings(args.openings)
+        openings = args.openings or ("builtin" if self.variant is INTERNATIONAL else "startpos")
+        self.openings: list[Opening] = load_openings(openings, self.variant)
         self.sprt = Sprt.parse(args.sprt) if args.sprt else None
         self.stats = [EngineStats("engine1"), EngineStats("engine2")]
         self.results: list[GameResult] = []
@@ -463,8 +467,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--init-timeout", type=float, default=120.0,
                    help="seconds an engine may take to start (hub ... ready)")
     p.add_argument("--concurrency", type=int, choices=(1, 2), default=1)
-    p.add_argument("--openings", default="builtin",
-                   help="file of openings (FEN or moves per line), 'builtin' or 'startpos'")
+    p.add_argument("--variant", default="international",
+                   help="variant (sent to both engines as the Hub 'variant' parameter)")
+    p.add_argument("--openings",
+                   help="file of openings (FEN or moves per line), 'builtin' (the default "
+                        "for international) or 'startpos' (the default for other variants)")
     p.add_argument("--max-plies", type=int, default=0,
                    help="adjudicate a draw after this many plies (default: never)")
     p.add_argument("--sprt", help="elo0,elo1[,alpha,beta]: stop when the SPRT decides")

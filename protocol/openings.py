@@ -17,7 +17,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine import BadInput, Move, Position, move_from_pdn, play, pos_from_fen, start_position
+from engine import (INTERNATIONAL, BadInput, Move, Position, Variant, move_from_pdn, play,
+                    pos_from_fen, start_position)
 
 BUILTIN = Path(__file__).resolve().parent / "data" / "openings-10x10.txt"
 
@@ -36,16 +37,16 @@ class Opening:
         return pos
 
 
-def parse_opening(text: str) -> Opening:
+def parse_opening(text: str, variant: Variant = INTERNATIONAL) -> Opening:
     """One opening line (without comment)."""
     fen, bar, rest = text.partition("|")
     if ":" in fen:
-        start = pos_from_fen(fen)
+        start = pos_from_fen(fen, variant)
         moves_text = rest
     else:
         if bar:
             raise BadInput("'|' separates a FEN from moves; no FEN before it")
-        start, moves_text = start_position(), fen
+        start, moves_text = start_position(variant), fen
     pos, moves = start, []
     for token in moves_text.split():
         token = re.sub(r"^\d+\.(\.\.)?", "", token)
@@ -57,11 +58,14 @@ def parse_opening(text: str) -> Opening:
     return Opening(start, tuple(moves), text.strip())
 
 
-def load_openings(path: str | Path) -> list[Opening]:
-    """Every opening in the file ``path`` (``builtin`` = the shipped 10x10 set,
+def load_openings(path: str | Path, variant: Variant = INTERNATIONAL) -> list[Opening]:
+    """Every opening in the file ``path`` (``builtin`` = the shipped international set,
     ``startpos`` = just the initial position)."""
     if str(path) == "startpos":
-        return [Opening(start_position(), (), "startpos")]
+        return [Opening(start_position(variant), (), "startpos")]
+    if str(path) == "builtin" and variant is not INTERNATIONAL:
+        raise BadInput(f"the built-in openings are for international draughts; give "
+                       f"--openings FILE or startpos for {variant.name}")
     path = BUILTIN if str(path) == "builtin" else Path(path)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -73,7 +77,7 @@ def load_openings(path: str | Path) -> list[Opening]:
         if not line:
             continue
         try:
-            openings.append(parse_opening(line))
+            openings.append(parse_opening(line, variant))
         except BadInput as e:
             raise BadInput(f"{path.name} line {number}: {e}") from None
     if not openings:
