@@ -121,7 +121,8 @@ def main(argv: list[str]) -> int:
     if not args.connect:
         host, port = args.listen or ("127.0.0.1", DEFAULT_PORT)
         try:
-            server = socket.create_server((host, port), backlog=1)   # sets SO_REUSEADDR
+            family = socket.AF_INET6 if ":" in host else socket.AF_INET
+            server = socket.create_server((host, port), family=family, backlog=1)   # SO_REUSEADDR
         except OSError as exc:
             log(f"cannot listen on {host}:{port}: {exc}")
             return 1
@@ -144,23 +145,25 @@ def _serve(args, parser, texts, server, log) -> int:
     config = Config(name=args.name, initiator=args.initiator, games=args.games, minutes=args.minutes,
                     moves=args.moves, starts=_parse_starts(texts, parser), claim_end=args.claim_end,
                     movetime=args.movetime, peer_timeout=args.peer_timeout)
+    sock = None
+    if server is None:   # connect first, so that a wrong address is reported at once
+        try:
+            sock = socket.create_connection(args.connect, timeout=10)
+        except OSError as exc:
+            log(f"cannot connect to {args.connect[0]}:{args.connect[1]}: {exc}")
+            return 1
+        log(f"connected to {args.connect[0]}:{args.connect[1]}")
     searcher = Searcher()
     searcher.warm_up()
     player = SearchPlayer(searcher, args.depth)
     trace = log if args.verbose else None
     while True:
-        if server is None:
-            try:
-                sock = socket.create_connection(args.connect, timeout=10)
-            except OSError as exc:
-                log(f"cannot connect to {args.connect[0]}:{args.connect[1]}: {exc}")
-                return 1
-            log(f"connected to {args.connect[0]}:{args.connect[1]}")
-        else:
+        if sock is None:
             sock, peer = server.accept()
             log(f"connection from {peer[0]}:{peer[1]}")
         with sock:
             Session(Link(sock, trace), player, config, log).run()
+        sock = None
         log("connection closed")
         if server is None or not args.forever:
             return 0

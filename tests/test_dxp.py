@@ -523,6 +523,35 @@ def test_clock_budgets():
     assert clock.limits(None).time > 0               # never a budget of zero or less
 
 
+# ----- command line ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("argv,words", [
+    (["--listen", "localhost"], "expected HOST:PORT"),
+    (["--connect", "127.0.0.1:99999"], "expected HOST:PORT"),
+    (["--listen", "127.0.0.1:0", "--connect", "127.0.0.1:1"], "not allowed with"),
+    (["--initiator", "--games", "0"], "--games must be >= 1"),
+    (["--initiator", "--fen", "W:W31", "--fens", "x"], "not allowed with"),
+    (["--connect", "127.0.0.1:1", "--initiator", "--fens", "/nonexistent/fens.txt"], "cannot read"),
+    (["--connect", "127.0.0.1:1", "--initiator", "--fen", "W:Wxx"], "bad start position"),
+    (["--connect", "127.0.0.1:1", "--initiator", "--fen", "W:B1"], "has no legal move"),
+])
+def test_command_line_errors(argv, words, capsys):
+    from protocol import dxp as front
+    with pytest.raises(SystemExit) as exit_:
+        front.main(argv)
+    assert exit_.value.code == 2
+    assert words in capsys.readouterr().err
+
+
+def test_connect_failure_is_reported_not_raised(capsys):
+    from protocol import dxp as front
+    with socket.socket() as s:          # a port that was free a moment ago: nobody listens
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert front.main(["--connect", f"127.0.0.1:{port}", "--depth", "1"]) == 1
+    assert "cannot connect" in capsys.readouterr().out
+
+
 # ----- Rafle against Rafle over loopback ------------------------------------------------------
 
 RULES = {"no legal move", "threefold repetition", "25-move rule", "16-move rule", "5-move rule"}
