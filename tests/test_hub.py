@@ -29,6 +29,9 @@ from protocol.hubwire import Level, score_text, tokenize
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 START = pos_to_hub(start_position())
 WAIT = 60.0  # seconds before a missing line counts as a hang
+# The first `init` may compile every kernel: CI installs the package, so the subprocess has
+# its own (empty) numba cache, beside the installed sources.
+INIT_WAIT = 900.0
 
 INFO = re.compile(r'info depth=\d+ mean-depth=\d+\.\d score=-?\d+\.\d\d nodes=\d+'
                   r'( time=\d+\.\d{3})?( nps=\d+\.\d)? pv="[^"]+"')
@@ -65,11 +68,11 @@ class HubProcess:
         assert text.strip(), "blank line on stdout"
         return text[:-1]
 
-    def read_until(self, prefix: str) -> list[str]:
+    def read_until(self, prefix: str, timeout: float = WAIT) -> list[str]:
         """Lines up to and including the first starting with ``prefix``."""
         out = []
         while True:
-            text = self.read()
+            text = self.read(timeout)
             assert text is not None, f"end of output before {prefix!r}: {out}"
             out.append(text)
             if text.startswith(prefix):
@@ -92,7 +95,7 @@ def hub():
     engine.send("hub")
     engine.read_until("wait")
     engine.send("init")
-    assert engine.read_until("ready") == ["ready"]
+    assert engine.read_until("ready", INIT_WAIT) == ["ready"]
     yield engine
     engine.send("quit")
     assert engine.close() == 0
@@ -168,7 +171,7 @@ def test_set_param_is_silent_before_and_after_init():
         wrong += [f"set-param name={o.name} value=None", f"set-param name={o.name} value=x!y",
                   f"set-param name={o.name} value={o.default}"]
     engine.send(*wrong, "init")
-    assert engine.read_until("ready") == ["ready"]
+    assert engine.read_until("ready", INIT_WAIT) == ["ready"]
     assert engine.exchange(*wrong) == []
     assert engine.exchange("new-game") == []
     engine.send("pos start")
@@ -431,7 +434,7 @@ def test_end_of_input_exits_while_idle_and_while_searching():
     assert idle.close() == 0
     busy = HubProcess()
     busy.send("hub", "init", "pos start", "level infinite", "go think")
-    busy.read_until("info")
+    busy.read_until("info", INIT_WAIT)
     assert busy.close() == 0
 
 
@@ -439,7 +442,7 @@ def test_quit_exits_and_nothing_reaches_stderr():
     engine = HubProcess(stderr=subprocess.PIPE)
     engine.send("hub", "set-param name=bogus value=1", "init", "pos pos=nonsense", "foo",
                 "pos start", "level depth=2", "go think")
-    lines = engine.read_until("done")
+    lines = engine.read_until("done", INIT_WAIT)
     assert lines[0].startswith("id ") and "ready" in lines
     engine.send("quit")
     assert engine.read() is None
