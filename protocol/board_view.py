@@ -1,7 +1,8 @@
 """Drawing a position in the terminal: the board, square numbers, last move, colour.
 
-The board is drawn from White's side (square 1 top left on 10x10) or flipped, with one
-three-character cell per square.  Pieces are letters, so the board reads the same with
+The board is drawn from White's side (square 1 near the top left) or flipped, with one
+three-character cell per square; where the variant's players use algebraic names (a1-h8)
+the ranks and files are written around it.  Pieces are letters, so the board reads the same with
 or without colour: ``w``/``W`` a white man/king, ``b``/``B`` a black man/king, ``.`` an
 empty dark square.  Without colour the last move's squares are bracketed (``[w]``);
 with colour they get a highlighted background.  Square numbers, when shown, are a
@@ -38,17 +39,6 @@ def wants_color(stream: TextIO, env: dict | None = None) -> bool:
         return False
 
 
-def square_at(width: int, row: int, col: int) -> int | None:
-    """The square number at (row, col) seen from White's side, or None on a light square.
-
-    Row 0 is the top; the top-left corner is light, so even rows hold their dark
-    squares in odd columns (FMJD: square 1 is b10, 46 is a1).
-    """
-    if (row + col) % 2 == 0:
-        return None
-    return row * (width // 2) + col // 2 + 1
-
-
 def _cell(pos: Position, square: int | None, last: set[int], color: bool) -> str:
     if square is None:
         return f"{_BG_LIGHT}   {_RESET}" if color else "   "
@@ -63,7 +53,8 @@ def _cell(pos: Position, square: int | None, last: set[int], color: bool) -> str
 def render(pos: Position, *, flipped: bool = False, numbers: bool = True,
            last: Move | None = None, color: bool = False, title: str = "") -> str:
     """The board of ``pos`` as lines of text (no trailing newline)."""
-    width = pos.variant.width
+    variant = pos.variant
+    width = variant.width
     order = list(range(width))
     if flipped:
         order.reverse()
@@ -74,14 +65,17 @@ def render(pos: Position, *, flipped: bool = False, numbers: bool = True,
     lines = [f"  {top_name:^{3 * width + 2}}"]
     lines.append("  " + edge + (gap + edge if numbers else ""))
     for row in order:
-        cells = "".join(_cell(pos, square_at(width, row, col), marked, color) for col in order)
-        line = f"  |{cells}|"
+        cells = "".join(_cell(pos, variant.square_at(row, col), marked, color) for col in order)
+        rank = f"{width - row:>2}" if variant.algebraic else "  "
+        line = f"{rank}|{cells}|"
         if numbers:
-            nums = "".join(f"{s:>3}" if (s := square_at(width, row, col)) else "   "
+            nums = "".join(f"{s:>3}" if (s := variant.square_at(row, col)) else "   "
                            for col in order)
             line += f"{gap}|{nums}|"
         lines.append(line)
     lines.append("  " + edge + (gap + edge if numbers else ""))
+    if variant.algebraic:      # files a, b, ... under the board (Russian style notation)
+        lines.append("   " + "".join(f" {'abcdefghij'[col]} " for col in order))
     lines.append(f"  {bottom_name:^{3 * width + 2}}")
     lines.append("  " + LEGEND)
     if title:

@@ -8,7 +8,8 @@ Accepted forms (``x``, ``:`` and ``*`` all mean a capture):
   after from and to (Hub) -- whichever names a legal move;
 * ``3228`` from and to run together;
 * ``28x`` the capture from 28, ``x19`` the capture that lands on 19;
-* ``28`` the only move that ends on 28, or else the only move of the piece on 28.
+* ``28`` the only move that ends on 28, or else the only move of the piece on 28;
+* algebraic names for any of these squares (``c3-d4``, ``c3xe5``), as Russian players write.
 
 A move number and ``!``/``?`` marks around the move are ignored.  An entry that names no
 legal move, or several, raises :class:`engine.BadInput` with the legal moves (or the
@@ -80,10 +81,27 @@ def _candidates(pos: Position, moves: list[Move], t: str, n: int) -> list[Move]:
     raise BadInput(f"{t!r} is not a move (try 32-28, 28x19, 3228, 28x or a square number)")
 
 
+_NAME = re.compile(r"([a-j])(10|[1-9])")    # an algebraic square name: c3, e5, j10
+
+
 def looks_like_move(text: str) -> bool:
     """True if ``text`` is shaped like a move entry rather than a command word."""
-    t = _clean(text)
+    t = _NAME.sub("1", _clean(text))
     return bool(re.fullmatch(r"\d+(-\d+|x(\d+(x\d+)*)?)?|x\d+", t))
+
+
+def _numbers(pos: Position, t: str) -> str:
+    """Algebraic square names (``c3-d4``) replaced by the variant's square numbers."""
+    v = pos.variant
+
+    def number(m: re.Match) -> str:
+        row, col = v.width - int(m.group(2)), ord(m.group(1)) - ord("a")
+        square = v.square_at(row, col) if row >= 0 and col < v.width else None
+        if square is None:
+            raise BadInput(f"{m.group(0)} is not a square pieces stand on")
+        return str(square)
+
+    return _NAME.sub(number, t)
 
 
 def _clean(text: str) -> str:
@@ -96,7 +114,7 @@ def _clean(text: str) -> str:
 def parse_move(pos: Position, text: str) -> Move:
     """The one legal move that ``text`` names; BadInput listing the choices otherwise."""
     moves = legal_moves(pos)
-    t = _clean(text)
+    t = _numbers(pos, _clean(text))
     if not moves:
         raise BadInput("there is no legal move in this position: the game is over")
     n = pos.variant.nsquares

@@ -155,12 +155,23 @@ def _replay(s: Session, args: list[str], rest: str) -> None:
 
 
 def _history(s: Session, args: list[str], rest: str) -> None:
-    text = write_pdn(s.game, {"Result": "*"}).strip().splitlines()
-    moves = [line for line in text if not line.startswith("[") and line.strip()]
-    s.out(" ".join(moves)[:-1].strip() if moves else "(no moves yet)")
-    if s.game.can_redo:
-        s.out(f"({s.total_plies() - len(s.game.moves)} taken-back plies can be replayed "
-              "with redo)")
+    words = []
+    for ply, (pos, move) in enumerate(zip(s.game.positions, s.game.moves)):
+        label = s.move_label(ply)
+        if ply == 0 or not label.endswith("..."):
+            words.append(label)
+        words.append(describe(pos, [move]))
+    s.out(" ".join(words) if words else "(no moves yet)")
+    o = s.outcome()
+    if o is not None:
+        s.out(f"Game over: {o.result} ({o.reason})")
+    taken = s.total_plies() - len(s.game.moves)
+    if taken:
+        s.out(f"({_plies(taken)} taken back: redo replays {'it' if taken == 1 else 'them'})")
+
+
+def _plies(n: int) -> str:
+    return f"{n} ply" if n == 1 else f"{n} plies"
 
 
 # ----- study ---------------------------------------------------------------------------
@@ -255,7 +266,7 @@ def _save(s: Session, args: list[str], rest: str) -> None:
         Path(rest).expanduser().write_text(text, encoding="utf-8")
     except OSError as e:
         raise BadInput(f"cannot write {rest}: {e.strerror or e}") from None
-    s.out(f"Saved {plies} plies to {rest} (result {tags['Result']}).")
+    s.out(f"Saved {_plies(plies)} to {rest} (result {tags['Result']}).")
 
 
 def _player_name(s: Session, side: int) -> str:
@@ -287,7 +298,7 @@ def _load(s: Session, args: list[str], rest: str) -> None:
             s.out(f"{name} holds {len(games)} games:")
             for i, g in enumerate(games, 1):
                 s.out(f"  {i:>3}. {g.tags.get('White', '?')} - {g.tags.get('Black', '?')}  "
-                      f"{g.result}  {len(g.moves)} plies  {g.tags.get('Event', '')}".rstrip())
+                      f"{g.result}  {_plies(len(g.moves))}  {g.tags.get('Event', '')}".rstrip())
             s.out(f"Loading game 1; 'load {name} N' loads game N.")
     if not 1 <= number <= len(games):
         raise BadInput(f"{name} has games 1 to {len(games)}, not {number}")
@@ -298,7 +309,7 @@ def _load(s: Session, args: list[str], rest: str) -> None:
         winner = {"2-0": WHITE, "0-2": BLACK}.get(chosen.result)
         s.ended = Outcome(chosen.result, winner, "result given in the file")
     s.out(f"Loaded game {number}: {chosen.tags.get('White', '?')} - "
-          f"{chosen.tags.get('Black', '?')}, {len(game.moves)} plies, result {chosen.result}.")
+          f"{chosen.tags.get('Black', '?')}, {_plies(len(game.moves))}, result {chosen.result}.")
     s.show()
 
 

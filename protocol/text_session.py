@@ -56,13 +56,16 @@ class Session:
     def outcome(self) -> Outcome | None:
         return self.ended or self.game.outcome()
 
+    def _late(self) -> int:
+        """1 if the record starts with the second side's move (a set-up position)."""
+        first = WHITE if self.game.variant.white_starts else BLACK
+        return int(self.game.start.turn != first)
+
     def move_label(self, ply: int | None = None) -> str:
-        """``12.`` or ``12...`` for the move about to be played at ``ply``."""
+        """``12.`` or ``12...`` (the second side's move) for the move played at ``ply``."""
         ply = len(self.game.moves) if ply is None else ply
-        first_black = self.game.start.turn == BLACK
-        number = (ply + first_black) // 2 + 1
-        turn = self.game.positions[ply].turn if ply < len(self.game.positions) else None
-        return f"{number}." if turn == WHITE else f"{number}..."
+        number = (ply + self._late()) // 2 + 1
+        return f"{number}..." if (ply + self._late()) % 2 else f"{number}."
 
     def who(self, side: int) -> str:
         return "Rafle" if self.players[side] == RAFLE else "you" if self._one_human() else "human"
@@ -116,9 +119,11 @@ class Session:
         """Rafle moves while it is to move; stops at the game's end or when interrupted."""
         moved = False
         while self.running and self.outcome() is None and self.players[self.pos.turn] == RAFLE:
-            if not self.engine_move():
+            before = len(self.game.moves)
+            going_on = self.engine_move()
+            moved = moved or len(self.game.moves) > before
+            if not going_on:
                 break
-            moved = True
             if self.players[WHITE] == self.players[BLACK] == RAFLE and self.outcome() is None:
                 self.show()
         if moved or self.outcome() is not None:
@@ -200,7 +205,8 @@ class Session:
     def goto_ply(self, ply: int) -> None:
         total = self.total_plies()
         if not 0 <= ply <= total:
-            raise BadInput(f"the game has {total} plies; there is no such move")
+            raise BadInput(f"the game has {total} {'ply' if total == 1 else 'plies'}; "
+                           "there is no such move")
         while len(self.game.moves) > ply:
             self.game.pop()
         while len(self.game.moves) < ply:
@@ -209,19 +215,18 @@ class Session:
         self.show()
 
     def ply_of(self, text: str) -> int:
-        """Ply count before move ``12`` (White's) or ``12...`` (Black's); also start/end."""
+        """Plies before move ``12`` (first side's) or ``12...`` (second's); start, end."""
         t = text.strip().lower()
         if t in ("start", "begin", "0"):
             return 0
         if t in ("end", "last"):
             return self.total_plies()
-        black = t.endswith("...") or t.endswith("b")
-        number = t.rstrip(".b")
-        if not number.isdigit() or int(number) < 1:
-            raise BadInput(f"goto needs a move number (12, 12... for Black's), start or end; "
-                           f"got {text!r}")
-        first_black = self.game.start.turn == BLACK
-        return max(0, 2 * (int(number) - 1) - first_black + black)
+        second = t.endswith("...")
+        number = t.rstrip(".")
+        if not number.isdigit() or int(number) < 1 or len(number) > 5:
+            raise BadInput(f"goto needs a move number (12, or 12... for the second "
+                           f"player's move), start or end; got {text!r}")
+        return max(0, 2 * (int(number) - 1) - self._late() + second)
 
     # ----- ending a game by agreement --------------------------------------------------
     def offer_draw(self) -> None:

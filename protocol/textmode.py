@@ -105,6 +105,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--time", type=float, help="Rafle thinks this many seconds per move")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colours (auto: on a terminal, unless NO_COLOR is set)")
+    p.add_argument("--no-numbers", action="store_true", help="hide the square numbers")
+    p.add_argument("--flip", action="store_true", help="show the board from Black's side")
     p.add_argument("--setup", metavar="POSITION", help="start from a FEN or the loose form")
     p.add_argument("--load", metavar="FILE", help="start with the first game of a PDN file")
     return p
@@ -147,6 +149,7 @@ def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = N
         color = wants_color(term.stdout, os.environ)
     s = Session(term.write, variant, color=color, interactive=term.interactive)
     s.level_name, s.limits = level
+    s.numbers, s.flipped = not args.no_numbers, args.flip
     modes = {"white": (HUMAN, RAFLE), "black": (RAFLE, HUMAN), "both": (HUMAN, HUMAN),
              "none": (RAFLE, RAFLE)}
     s.players[WHITE], s.players[BLACK] = modes[args.play]

@@ -103,27 +103,35 @@ class Thinker:
         """
         searcher = self.searcher
         box: dict = {}
+        done = threading.Event()
 
         def run() -> None:
             try:
                 box["result"] = searcher.search(pos, history, limits, on_info, analyze=analyze)
             except BaseException as exc:   # handed to the calling thread below
                 box["error"] = exc
+            finally:
+                done.set()
 
-        thread = threading.Thread(target=run, name="rafle-search", daemon=True)
-        thread.start()
+        # An Event, not Thread.join: a join interrupted by Ctrl-C can report a running
+        # thread as finished, and the result would be lost.
+        threading.Thread(target=run, name="rafle-search", daemon=True).start()
         typed = None
         try:
-            while thread.is_alive():
-                thread.join(0.05)
-                if poll is not None and typed is None and thread.is_alive():
+            while not done.wait(0.05):
+                if poll is not None and typed is None:
                     typed = poll()
                     if typed is not None:
                         searcher.stop()
         except KeyboardInterrupt:
             searcher.stop()
-            thread.join()
             typed = ""
+            while True:
+                try:
+                    done.wait()
+                    break
+                except KeyboardInterrupt:   # a second Ctrl-C: the search is stopping
+                    continue
         if "error" in box:
             raise box["error"]
         return box.get("result"), typed

@@ -234,10 +234,12 @@ class Pty:
                                      env=env, start_new_session=True)
         os.close(slave)
         self.text = ""
+        self.seen = 0
 
     def expect(self, pattern: str, timeout: float = 240) -> str:
+        """Wait for ``pattern`` in the output that follows the previous match."""
         deadline = time.monotonic() + timeout
-        while not re.search(pattern, self.text):
+        while not (found := re.compile(pattern).search(self.text, self.seen)):
             left = deadline - time.monotonic()
             assert left > 0, f"no {pattern!r} in:\n{self.text[-2000:]}"
             ready, _, _ = select.select([self.master], [], [], min(left, 1.0))
@@ -246,6 +248,7 @@ class Pty:
                     self.text += os.read(self.master, 65536).decode("utf-8", "replace")
                 except OSError:        # the child closed the terminal
                     break
+        self.seen = found.end() if found else self.seen
         return self.text
 
     def type(self, line: str) -> None:
@@ -361,3 +364,15 @@ def test_colour_only_on_a_terminal_without_no_color():
     assert not board_view.wants_color(Tty(), {"TERM": "xterm", "NO_COLOR": "1"})
     assert not board_view.wants_color(Tty(), {"TERM": "dumb"})
     assert not board_view.wants_color(sys.stdin if not sys.stdin.isatty() else object(), {})
+
+
+def test_eight_by_eight_boards_follow_their_variant():
+    italian = start_position(VARIANTS["italian"])      # square 1 is a8, a dark corner
+    assert board_view.render(italian).splitlines()[2].startswith("  | b     b")
+    russian = start_position(VARIANTS["russian"])      # algebraic: ranks and files shown
+    lines = board_view.render(russian, numbers=False).splitlines()
+    assert lines[2].startswith(" 8|    b") and lines[11].split() == list("abcdefgh")
+    assert move_to_hub(parse_move(russian, "c3-d4")) == "22-18"
+    assert move_to_hub(parse_move(russian, "c3d4")) == "22-18"
+    with pytest.raises(BadInput, match="b3 is not a square"):
+        parse_move(russian, "b3")
