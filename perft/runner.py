@@ -159,8 +159,8 @@ def run_suite(args) -> int:
         _report(args, case, result, good, line)
         # One divide per failing position, at its shallowest failing depth: the
         # smallest tree in which to look for the bug.
-        if not good and case.pos.key not in divided:
-            divided.add(case.pos.key)
+        if not good and (case.variant, case.pos.key) not in divided:
+            divided.add((case.variant, case.pos.key))
             if not args.json:
                 print(f"divide of {case.fen} at depth {case.depth} "
                       f"(count of depth {case.depth - 1} after each root move):")

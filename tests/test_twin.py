@@ -31,14 +31,7 @@ V = INTERNATIONAL
 def random_games(rng: random.Random, games: int, max_plies: int = 200):
     """Every position of ``games`` random games from the start (captures are compulsory,
     so random games are full of them and crown kings as they thin out)."""
-    for _ in range(games):
-        pos = start_position()
-        for _ in range(max_plies):
-            yield pos
-            moves = legal_moves(pos)
-            if not moves:
-                break
-            pos = play(pos, rng.choice(moves))
+    return walks(rng, (start_position() for _ in range(games)), max_plies)
 
 
 def random_board(rng: random.Random, men: tuple[int, int], kings: tuple[int, int]) -> Position:
