@@ -9,6 +9,7 @@ moves are compared with the engine's own ``legal_moves``.
 from __future__ import annotations
 
 import json
+import os
 import queue
 import re
 import shutil
@@ -40,9 +41,9 @@ INFO = re.compile(r'info depth=\d+ mean-depth=\d+\.\d score=-?\d+\.\d\d nodes=\d
 class HubProcess:
     """``rafle hub`` under test: write lines, read lines, with a reader thread."""
 
-    def __init__(self, *, stderr=subprocess.DEVNULL):
+    def __init__(self, *, stderr=subprocess.DEVNULL, env=None):
         self.proc = subprocess.Popen([shutil.which("rafle"), "hub"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=stderr)
+                                     stdout=subprocess.PIPE, stderr=stderr, env=env)
         self.lines: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -136,11 +137,7 @@ def check_done(line: str, pos) -> None:
 # ----- handshake and parameters -----------------------------------------------------------
 
 def test_handshake_declares_id_variants_and_searcher_options():
-    engine = HubProcess()
-    engine.send("hub")
-    lines = engine.read_until("wait")
-    engine.send("quit")
-    assert engine.close() == 0
+    lines = handshake()
     assert lines[0] == (f'id name=Rafle version={version("rafle")} author="Rafle authors" '
                         "country=International")
     names = " ".join(v.hub_name for v in VARIANTS.values())
@@ -156,6 +153,22 @@ def test_handshake_declares_id_variants_and_searcher_options():
         declared[cmd.get("name")] = (cmd.get("value"), cmd.get("type"))
     options = {o.name: (o.default, o.type) for o in Searcher().options()}
     assert declared == {"variant": ("normal", "enum"), **options}
+
+
+def handshake(env=None) -> list[str]:
+    engine = HubProcess(env=env)
+    engine.send("hub")
+    lines = engine.read_until("wait")
+    engine.send("quit")
+    assert engine.close() == 0
+    return lines
+
+
+def test_handshake_from_the_param_cache_is_the_same(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))  # only `hub`: nothing compiles
+    first = handshake(env)  # imports the engine and writes the cache
+    assert len(list(tmp_path.glob("rafle-hub-params-*.txt"))) == 1
+    assert handshake(env) == first  # served from the cache
 
 
 def test_set_param_is_silent_before_and_after_init():
