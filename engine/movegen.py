@@ -18,7 +18,7 @@ from .variants import (
     PREC_COUNT, PREC_CZECH, PREC_FRISIAN, PREC_ITALIAN, PREC_NONE, PREC_SPANISH,
     V_BOARD, V_CAPTURE_DIRS, V_FLYING_KING, V_HALT_BEHIND_KING, V_LAND_BEHIND,
     V_MAN_BACK_CAPTURE, V_MAN_TAKES_KING, V_PASSING_CAPTURE, V_PASSING_PROMOTION,
-    V_PRECEDENCE, V_PROMO_BLACK, V_PROMO_WHITE, V_SHIFT_UL,
+    V_PRECEDENCE, V_PROMO_BLACK, V_PROMO_WHITE, V_SHIFT_UL, V_WIDTH,
 )
 
 MAX_MOVES = 1024   # rows of one move list; far above any legal position's count
@@ -283,16 +283,23 @@ def generate_captures(white, black, kings, turn, V, S, out, state):
         dirs = (1 << ndirs) - 1
     else:
         dirs = 3 << fwd
-    if ndirs == 4:
-        prey = opp if V[V_MAN_TAKES_KING] else opp & ~kings
-        cand = 0
-        for d in range(4):
-            if (dirs >> d) & 1:
-                s = V[V_SHIFT_UL + d]
+    # Men that may have a jump: a quick bitwise filter, checked exactly later.
+    prey = opp if V[V_MAN_TAKES_KING] else opp & ~kings
+    cand = 0
+    for d in range(4):
+        if (dirs >> d) & 1:
+            s = V[V_SHIFT_UL + d]
+            cand |= shift(prey, -s) & shift(empty, -2 * s)
+    if ndirs == 8:
+        if dirs == 255:
+            # Orthogonal jumps: the next square on a row is one bit away, on a column
+            # two rows (width + 1 bits) away.  Shifts that wrap around a row end only
+            # add candidates, never lose one.
+            for s in (1, -1, V[V_WIDTH] + 1, -V[V_WIDTH] - 1):
                 cand |= shift(prey, -s) & shift(empty, -2 * s)
-        cand &= men
-    else:
-        cand = men
+        else:
+            cand = men
+    cand &= men
     while cand:
         b = lsb_index(cand)
         cand &= cand - 1
