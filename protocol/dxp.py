@@ -10,7 +10,7 @@ Roles (``spec/protocols.md`` §3.1): TCP server (``--listen``, default) or clien
 * One connection per process by default, like Scan: the process exits when the peer
   sends stop code 1 or closes the connection.  pydraughts launches a new engine per game
   and kills it afterwards, so this is what its tests need.  ``--forever`` keeps listening.
-* Never two messages back to back: a send waits until ``PAUSE`` has passed since our
+* Never two messages back to back: a send waits until ``dxpsession.PAUSE`` has passed since our
   previous one unless the peer has spoken in between.  pydraughts glues two messages
   that arrive in one read and loses the second (pitfall P1); this covers GAMEACC + first
   MOVE, BACKACC + MOVE, MOVE + GAMEEND and CHAT + GAMEEND.
