@@ -438,6 +438,30 @@ def test_perft_needs_a_depth(hub):
     assert len(lines) == 1 and re.fullmatch(r"perft nodes=1 time=\d+\.\d{3}", lines[0])
 
 
+def test_random_junk_never_stops_the_engine(hub):
+    """Seeded fuzz: fragments of real commands in random order, then a clean game."""
+    import random
+    rng = random.Random(20261121)
+    words = ["pos", "pos=", f"pos={START}", "pos=W:W31:B1", 'moves="32-28 19-23"', "moves=",
+             '"', "=", "start", "level", "depth=1", "nodes=50", "move-time=0.01", "time=-1",
+             "inc=x", "go", "think", "ponder", "analyze", "stop", "ping", "ponder-hit",
+             "set-param", "name=tt-size", "value=99", "name=variant", "value=frisian",
+             "perft", "depth=1", "new-game", "\t", "é", "x" * 300, "32-28", "28x19x23"]
+    allowed = ('info ', 'done', 'pong', 'perft ', 'error message="bad position',
+               'error message="illegal move', 'error message="perft needs')
+    pings = 1
+    for _ in range(300):
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 5)))
+        pings += text.split()[:1] == ["ping"]
+        hub.send(text)
+    hub.send("stop", "set-param name=variant value=normal", "ping")
+    for _ in range(pings):
+        for text in hub.read_until("pong")[:-1]:
+            assert text.startswith(allowed), text
+    assert hub.exchange("stop", "pos start") == []
+    assert root_moves(hub) == hub_moves(start_position())
+
+
 # ----- process life -------------------------------------------------------------------------
 
 def test_end_of_input_exits_while_idle_and_while_searching():
