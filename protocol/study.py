@@ -33,17 +33,13 @@ def crowning_row(variant: Variant, side: int) -> range:
 
 
 def build(variant: Variant, pieces: dict[int, tuple[int, bool]], turn: int) -> Position:
-    """A position from {square: (side, is_king)}."""
-    white = black = kings = 0
-    for square, (side, king) in pieces.items():
-        bit = 1 << variant.square_bit(square)
-        if side == WHITE:
-            white |= bit
-        else:
-            black |= bit
-        if king:
-            kings |= bit
-    return Position(white, black, kings, turn, variant)
+    """A position from {square: (side, is_king)}, through the FEN codec and its checks."""
+    def section(side: int) -> str:
+        return ",".join(("K" if king else "") + str(square)
+                        for square, (owner, king) in sorted(pieces.items()) if owner == side)
+
+    fen = f"{'W' if turn == WHITE else 'B'}:W{section(WHITE)}:B{section(BLACK)}"
+    return pos_from_fen(fen, variant)
 
 
 def pieces_of(pos: Position) -> dict[int, tuple[int, bool]]:

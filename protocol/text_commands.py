@@ -18,7 +18,7 @@ from engine.search import Limits
 
 from .move_entry import describe, looks_like_move
 from .study import parse_setup, put, read_squares, remove, with_turn
-from .text_session import HUMAN, RAFLE, Session
+from .text_session import RAFLE, Session
 from .thinking import LEVELS, describe_limits, parse_level
 
 PIPE_ANALYSIS = 5.0      # seconds of analysis without a limit when nobody can type "stop"
@@ -61,12 +61,7 @@ def _new(s: Session, args: list[str], rest: str) -> None:
 
 
 def _play(s: Session, args: list[str], rest: str) -> None:
-    modes = {"white": (HUMAN, RAFLE), "black": (RAFLE, HUMAN), "both": (HUMAN, HUMAN),
-             "none": (RAFLE, RAFLE)}
-    if len(args) != 1 or args[0].lower() not in modes:
-        raise BadInput("play white | black (you play that side against Rafle), "
-                       "both (two people), none (Rafle against itself)")
-    s.players[WHITE], s.players[BLACK] = modes[args[0].lower()]
+    s.set_players(args[0].lower() if len(args) == 1 else "")
     s.out(f"White: {s.who(WHITE)}, Black: {s.who(BLACK)}.")
     s.engine_turns()
 

@@ -22,6 +22,8 @@ from .thinking import LEVELS, Thinker, describe_limits, format_score
 
 HUMAN, RAFLE = "human", "rafle"
 DRAW_ACCEPT = 10        # Rafle agrees to a draw when its own score is at most +0.10
+MODES = {"white": (HUMAN, RAFLE), "black": (RAFLE, HUMAN), "both": (HUMAN, HUMAN),
+         "none": (RAFLE, RAFLE)}     # who plays (White, Black)
 
 
 class Session:
@@ -73,12 +75,22 @@ class Session:
     def _one_human(self) -> bool:
         return list(self.players.values()).count(HUMAN) == 1
 
+    def set_players(self, mode: str) -> None:
+        """``white``/``black``: the person's side against Rafle; ``both``; ``none``."""
+        if mode not in MODES:
+            raise BadInput("play white | black (you play that side against Rafle), "
+                           "both (two people), none (Rafle against itself)")
+        self.players[WHITE], self.players[BLACK] = MODES[mode]
+        if mode in ("white", "black"):
+            self.flipped = mode == "black"     # your own men at the bottom
+
     def status(self) -> str:
         o = self.outcome()
         if o is not None:
             return f"Game over: {describe_outcome(o)}"
         side = self.pos.turn
-        return f"{self.move_label()} {side_name(side)} to move ({self.who(side)})"
+        hint = "; go lets it move" if self.players[side] == RAFLE else ""
+        return f"{self.move_label()} {side_name(side)} to move ({self.who(side)}{hint})"
 
     def show(self) -> None:
         last = self.game.moves[-1] if self.game.moves else None
@@ -115,9 +127,11 @@ class Session:
         if o is not None:
             self.out(f"Game over: {describe_outcome(o)}")
 
-    def engine_turns(self) -> None:
-        """Rafle moves while it is to move; stops at the game's end or when interrupted."""
-        moved = False
+    def engine_turns(self, moved: bool = False) -> None:
+        """Rafle moves while it is to move; stops at the game's end or when interrupted.
+
+        The board is shown at the end if a move was played (``moved``: already before).
+        """
         while self.running and self.outcome() is None and self.players[self.pos.turn] == RAFLE:
             before = len(self.game.moves)
             going_on = self.engine_move()
@@ -158,7 +172,7 @@ class Session:
         if o is not None:
             raise BadInput(f"the game is over ({describe_outcome(o)})")
         if self.engine_move():
-            self.engine_turns()
+            self.engine_turns(moved=True)
         else:
             self.show()
 

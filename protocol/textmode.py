@@ -22,7 +22,7 @@ from engine import BLACK, VARIANTS, WHITE, BadInput, get_variant
 
 from .board_view import wants_color
 from .text_commands import execute
-from .text_session import HUMAN, RAFLE, Session
+from .text_session import RAFLE, Session
 from .thinking import LEVELS, parse_level
 
 
@@ -149,10 +149,9 @@ def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = N
         color = wants_color(term.stdout, os.environ)
     s = Session(term.write, variant, color=color, interactive=term.interactive)
     s.level_name, s.limits = level
-    s.numbers, s.flipped = not args.no_numbers, args.flip
-    modes = {"white": (HUMAN, RAFLE), "black": (RAFLE, HUMAN), "both": (HUMAN, HUMAN),
-             "none": (RAFLE, RAFLE)}
-    s.players[WHITE], s.players[BLACK] = modes[args.play]
+    s.numbers = not args.no_numbers
+    s.set_players(args.play)
+    s.flipped = s.flipped or args.flip
     if term.interactive:
         s.poll = term.poll
     s.replay_step = term.replay_step
@@ -160,17 +159,14 @@ def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = N
     term.write(f"Rafle: {variant.name} draughts. White: {s.who(WHITE)}, Black: "
                f"{s.who(BLACK)}; level {s.level_text()}. "
                "Type help for the commands.")
-    opening = []
     if args.load:
-        opening.append(f"load {args.load}")
+        _run(s, term, f"load {args.load}")
     elif args.setup:
-        opening.append(f"setup {args.setup}")
+        _run(s, term, f"setup {args.setup}")
+    elif s.players[s.pos.turn] == RAFLE:
+        _run(s, term, "go")        # Rafle has the first move of a new game
     else:
-        opening.append("board")
-    for line in opening:
-        _run(s, term, line)
-    if s.players[s.pos.turn] == RAFLE and not args.load and not args.setup:
-        _run(s, term, "go")
+        _run(s, term, "board")
     while s.running:
         if s.pending:
             line = s.pending.pop(0)
