@@ -126,8 +126,9 @@ def parse_move(pos: Position, text: str) -> Move:
     if len(found) == 1:
         return found[0]
     if not found:
-        raise BadInput(f"{text.strip()} is not a legal move here; "
-                       f"legal moves: {describe(pos, moves)}")
+        why = ("a capture is compulsory" if all(m.captured for m in moves)
+               else "not a legal move here")
+        raise BadInput(f"{text.strip()}: {why}; legal moves: {describe(pos, moves)}")
     choices = " or ".join(_full(pos, m) for m in found)
     raise BadInput(f"{text.strip()} is ambiguous: it could be {choices}")
 

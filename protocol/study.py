@@ -111,9 +111,18 @@ def parse_loose(text: str, variant: Variant) -> tuple[Position, list[str]]:
     return build(variant, pieces, turn), notes
 
 
+_TO_MOVE = re.compile(r"[\s,;]*\b(white|black|w|b)\s+to\s+move\b[\s,;.]*", re.I)
+
+
 def parse_setup(text: str, variant: Variant) -> tuple[Position, list[str]]:
-    """A FEN (``W:W31-50:B1-20``), ``startpos``, or the loose form."""
+    """A FEN (``W:W31-50:B1-20``), ``startpos``, or the loose form; ``B to move`` may
+    follow either and says who moves."""
     t = text.strip()
+    clause = _TO_MOVE.search(t)
+    if clause and re.match(r"(?i)^[WB?]\s*:\s*[WB]", t):
+        t = (t[:clause.start()] + " " + t[clause.end():]).strip()
+        pos = pos_from_fen(t, variant)
+        return with_turn(pos, WHITE if clause.group(1)[0] in "wW" else BLACK), []
     if re.fullmatch(r"(?i)start(pos)?", t) or re.match(r"(?i)^[WB?]\s*:\s*[WB]", t):
         return pos_from_fen(t, variant), []
     return parse_loose(t, variant)

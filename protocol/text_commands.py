@@ -265,7 +265,9 @@ def _save(s: Session, args: list[str], rest: str) -> None:
 
 
 def _player_name(s: Session, side: int) -> str:
-    return f"Rafle ({s.level_text()})" if s.players[side] == RAFLE else "Human"
+    if s.players[side] != RAFLE:
+        return "Human"
+    return f"Rafle {s.level_name}" if s.level_name in LEVELS else f"Rafle {s.level_text()}"
 
 
 def _load(s: Session, args: list[str], rest: str) -> None:

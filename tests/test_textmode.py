@@ -334,6 +334,8 @@ def test_loose_form_reads_sides_kings_ranges_and_side_to_move():
     assert pos_to_fen(pos) == "B:W31,32,33,K45:BK4,12" and notes == []
     pos, notes = parse_setup("W: 3, 32k B: 18k, 19k", v)
     assert pos_to_fen(pos) == "W:WK3,K32:BK18,K19" and len(notes) == 2
+    pos, _ = parse_setup("W:W27,28:B12,13 Black to move", v)     # a FEN with a clause
+    assert pos_to_fen(pos) == "B:W27,28:B12,13"
     for bad in ("18 W: 3", "W: 3x", "W: 51", "W: 30 B: 30", "W:"):
         with pytest.raises(BadInput):
             parse_setup(bad, v)
