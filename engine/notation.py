@@ -1,6 +1,13 @@
 """Codecs between positions and moves and their text forms.
 
 * Hub position string: side to move then one character per square (``wbWBe``).
+  English checkers follow pydraughts: the board turned 180 degrees, colours swapped
+  (``Variant.hub_rotated``).
+* Hub moves on 8x8 boards as pydraughts sends them: Russian and Brazilian squares
+  numbered from a1 upwards (``Variant.hub_from_a1``), the variant's own numbers else.
+* Algebraic squares (``c3``) are read in FEN and PDN moves on 8x8 boards, and PDN
+  moves are written that way for variants whose PDN notation is algebraic
+  (Russian, Brazilian, Czech).
 * FMJD FEN: ``W:W31-50:B1-20`` and the loose forms seen in the wild (spaces, a trailing
   dot, lidraughts ``:H0:F1`` fields, ranges, ``K`` on ranges).
 * Hub moves: ``32-28``, ``28x19x23`` (every captured square, any order on input,
@@ -16,9 +23,31 @@ import re
 
 from .errors import BadInput
 from .position import BLACK, WHITE, Move, Position, legal_moves, start_position
-from .variants import INTERNATIONAL, V_FLYING_KING, V_PROMO_BLACK, V_PROMO_WHITE, Variant
+from .variants import (
+    INTERNATIONAL, V_CAPTURE_DIRS, V_FLYING_KING, V_LAND_BEHIND, V_MAN_BACK_CAPTURE,
+    V_PASSING_CAPTURE, V_PASSING_PROMOTION, V_PROMO_BLACK, V_PROMO_WHITE, Variant,
+)
 
 _PIECES = "wbWBe"
+_SWAP_COLOURS = str.maketrans("wbWB", "bwBW")
+_ALGEBRAIC = re.compile(r"([a-h])([1-8])")
+
+
+def _algebraic(variant: Variant, name: str) -> int:
+    """The square called ``name`` (``c3``) on an 8x8 board, a1 at White's lower left."""
+    m = _ALGEBRAIC.fullmatch(name.lower())
+    sq = variant.square_at(8 - int(m.group(2)), "abcdefgh".index(m.group(1))) if m else None
+    if variant.width != 8 or sq is None:
+        raise BadInput(f"{_clip(name)!r} is not a dark square of the {variant.name} board")
+    return sq
+
+
+def square_name(variant: Variant, square: int) -> str:
+    """``c3`` for an 8x8 board; the square number on 10x10."""
+    if variant.width != 8:
+        return str(square)
+    row, col = variant.coords(square)
+    return "abcdefgh"[col] + str(8 - row)
 
 
 def _check_men_rows(white: int, black: int, kings: int, v: Variant) -> None:
@@ -45,6 +74,8 @@ def pos_from_hub(text: str, variant: Variant = INTERNATIONAL) -> Position:
     for i, ch in enumerate(text[1:], start=1):
         if ch not in _PIECES:
             raise BadInput(f"bad character {ch!r} for square {i} (expected one of {_PIECES})")
+        if variant.hub_rotated:
+            i, ch = n + 1 - i, ch.translate(_SWAP_COLOURS)
         bit = 1 << variant.square_bit(i)
         if ch in "wW":
             white |= bit
@@ -53,13 +84,19 @@ def pos_from_hub(text: str, variant: Variant = INTERNATIONAL) -> Position:
         if ch in "WB":
             kings |= bit
     _check_men_rows(white, black, kings, variant)
-    return Position(white, black, kings, WHITE if text[0] == "W" else BLACK, variant)
+    turn = WHITE if text[0] == "W" else BLACK
+    return Position(white, black, kings, 1 - turn if variant.hub_rotated else turn, variant)
 
 
 def pos_to_hub(pos: Position) -> str:
     """The Hub position string of ``pos``."""
+    v = pos.variant
+    if v.hub_rotated:
+        return ("B" if pos.turn == WHITE else "W") + "".join(
+            pos.piece_at(s).translate(_SWAP_COLOURS)
+            for s in range(v.nsquares, 0, -1))
     return ("W" if pos.turn == WHITE else "B") + "".join(
-        pos.piece_at(s) for s in range(1, pos.variant.nsquares + 1))
+        pos.piece_at(s) for s in range(1, v.nsquares + 1))
 
 
 # ----- FEN ----------------------------------------------------------------------
@@ -98,6 +135,11 @@ def pos_from_fen(text: str, variant: Variant = INTERNATIONAL) -> Position:
         for item in body.split(","):
             # ASCII digits, at most 6: int() refuses thousands of digits with a ValueError.
             m = re.fullmatch(r"([Kk]?)([0-9]{1,6})(?:-([0-9]{1,6}))?", item)
+            if not m and variant.width == 8 and _ALGEBRAIC.fullmatch(item.lower().lstrip("k")):
+                # pydraughts writes Russian and Brazilian FENs as Wa1,c3,Kd4...
+                king = item[0] in "Kk" and len(item) == 3
+                sq = _algebraic(variant, item[1:] if king else item)
+                m = re.fullmatch(r"([Kk]?)([0-9]+)()", ("K" if king else "") + str(sq))
             if not m:
                 raise BadInput(f"bad FEN square {_clip(item)!r} in section {colour}")
             lo = int(m.group(2))
@@ -149,11 +191,21 @@ def parse_position(text: str, variant: Variant = INTERNATIONAL) -> Position:
 
 # ----- Hub moves ----------------------------------------------------------------
 
-def move_to_hub(move: Move) -> str:
+def _hub_square(variant: Variant, square: int) -> int:
+    """A square's number in Hub moves (the same map turns it back)."""
+    if not variant.hub_from_a1:
+        return square
+    half = variant.width // 2
+    row, i = divmod(square - 1, half)
+    return (variant.width - 1 - row) * half + i + 1
+
+
+def move_to_hub(move: Move, variant: Variant = INTERNATIONAL) -> str:
     """``32-28`` or ``28x19x23`` (captured squares ascending)."""
+    sq = lambda s: _hub_square(variant, s)
     if not move.captured:
-        return f"{move.frm}-{move.to}"
-    return "x".join(str(s) for s in (move.frm, move.to, *move.captured))
+        return f"{sq(move.frm)}-{sq(move.to)}"
+    return "x".join(str(s) for s in (sq(move.frm), sq(move.to), *sorted(map(sq, move.captured))))
 
 
 def _clip(text: str, size: int = 24) -> str:
@@ -176,26 +228,27 @@ def _squares(text: str, sep: str, n: int) -> list[int]:
     return out
 
 
-def _legal_list(moves: list[Move]) -> str:
-    shown = " ".join(move_to_hub(m) for m in moves[:40])
+def _legal_list(moves: list[Move], variant: Variant = INTERNATIONAL) -> str:
+    shown = " ".join(move_to_hub(m, variant) for m in moves[:40])
     return shown + (" ..." if len(moves) > 40 else "") if moves else "none"
 
 
 def move_from_hub(pos: Position, text: str) -> Move:
     """The legal move written ``text`` in Hub notation."""
     t = text.strip()
-    n = pos.variant.nsquares
+    v = pos.variant
+    n = v.nsquares
     moves = legal_moves(pos)
     if "-" in t and "x" not in t.lower():
-        sq = _squares(t, "-", n)
+        sq = [_hub_square(v, s) for s in _squares(t, "-", n)]
         if len(sq) != 2:
             raise BadInput(f"bad move {text!r}: a quiet move is from-to")
         for m in moves:
             if not m.captured and (m.frm, m.to) == (sq[0], sq[1]):
                 return m
-        raise BadInput(f"illegal move {t}: legal moves are {_legal_list(moves)}")
+        raise BadInput(f"illegal move {t}: legal moves are {_legal_list(moves, v)}")
     if "x" in t.lower():
-        sq = _squares(t.lower(), "x", n)
+        sq = [_hub_square(v, s) for s in _squares(t.lower(), "x", n)]
         if len(sq) < 2:
             raise BadInput(f"bad move {text!r}")
         frm, to, caps = sq[0], sq[1], sq[2:]
@@ -206,12 +259,12 @@ def move_from_hub(pos: Position, text: str) -> Move:
             for m in same:
                 if set(m.captured) == set(caps):
                     return m
-            raise BadInput(f"illegal move {t}: legal moves are {_legal_list(moves)}")
+            raise BadInput(f"illegal move {t}: legal moves are {_legal_list(moves, v)}")
         if len(same) == 1:
             return same[0]
         if not same:
-            raise BadInput(f"illegal move {t}: legal moves are {_legal_list(moves)}")
-        raise BadInput(f"ambiguous move {t}: it could be {_legal_list(same)}")
+            raise BadInput(f"illegal move {t}: legal moves are {_legal_list(moves, v)}")
+        raise BadInput(f"ambiguous move {t}: it could be {_legal_list(same, v)}")
     raise BadInput(f"bad move {text!r}: expected from-to or fromxto[xcaptured...]")
 
 
@@ -224,12 +277,18 @@ def capture_paths(pos: Position, move: Move, limit: int = 64) -> list[list[int]]
     v = pos.variant
     steps = v.steps.tolist()
     flying = bool(v.table[V_FLYING_KING])
+    land_behind = bool(v.table[V_LAND_BEHIND])
+    passing_capture = bool(v.table[V_PASSING_CAPTURE])
+    promo = int(v.table[V_PROMO_WHITE if pos.turn == WHITE else V_PROMO_BLACK])
+    crowns_on_the_way = bool(v.table[V_PASSING_PROMOTION])
     own = pos.white if pos.turn == WHITE else pos.black
     is_king = bool(pos.kings & own & (1 << v.square_bit(move.frm)))
     targets = {v.square_bit(s) for s in move.captured}
     occupied = (pos.white | pos.black) & ~(1 << v.square_bit(move.frm))
     end = v.square_bit(move.to)
-    ndirs = int(v.table[14])
+    ndirs = int(v.table[V_CAPTURE_DIRS])
+    forward = (0, 1) if pos.turn == WHITE else (2, 3)
+    man_dirs = [d for d in range(ndirs) if v.table[V_MAN_BACK_CAPTURE] or d in forward]
     paths: list[list[int]] = []
 
     def walk(sq: int, done: frozenset, route: list[int], king: bool) -> None:
@@ -239,17 +298,20 @@ def capture_paths(pos: Position, move: Move, limit: int = 64) -> list[list[int]]
             if sq == end:
                 paths.append([v.bit_square(b) for b in route])
             return
-        for d in range(ndirs):
+        # Thai: jumped pieces leave the board at once.
+        blocked = occupied & ~sum(1 << b for b in done) if passing_capture else occupied
+        for d in (range(ndirs) if king else man_dirs):
             p = steps[d][sq]
             if king and flying:
-                while p >= 0 and not (occupied >> p) & 1:
+                while p >= 0 and not (blocked >> p) & 1:
                     p = steps[d][p]
             if p < 0 or p not in targets or p in done:
                 continue
             q = steps[d][p]
-            while q >= 0 and not (occupied >> q) & 1:
-                walk(q, done | {p}, route + [q], king or (v.bit_square(q) and False))
-                if not (king and flying):
+            while q >= 0 and not (blocked >> q) & 1:
+                crowned = crowns_on_the_way and bool(promo >> q & 1)
+                walk(q, done | {p}, route + [q], king or crowned)
+                if not (king and flying) or land_behind:
                     break
                 q = steps[d][q]
 
@@ -258,18 +320,23 @@ def capture_paths(pos: Position, move: Move, limit: int = 64) -> list[list[int]]
 
 
 def move_to_pdn(pos: Position, move: Move) -> str:
-    """PDN notation: ``32-28``, ``28x19``, or with landing squares when ambiguous."""
+    """PDN notation: ``32-28``, ``28x19``, or with landing squares when ambiguous.
+
+    Squares are named ``c3`` for variants whose PDN notation is algebraic.
+    """
+    v = pos.variant
+    name = (lambda s: square_name(v, s)) if v.algebraic else str
     if not move.captured:
-        return f"{move.frm}-{move.to}"
+        return f"{name(move.frm)}-{name(move.to)}"
     rivals = [m for m in legal_moves(pos)
               if m.captured and (m.frm, m.to) == (move.frm, move.to) and m != move]
     if not rivals:
-        return f"{move.frm}x{move.to}"
+        return f"{name(move.frm)}x{name(move.to)}"
     rival_paths = {tuple(p) for r in rivals for p in capture_paths(pos, r)}
     for path in capture_paths(pos, move):
         if tuple(path) not in rival_paths:
-            return "x".join(str(s) for s in (move.frm, *path))
-    return "x".join(str(s) for s in (move.frm, *capture_paths(pos, move)[0]))
+            return "x".join(name(s) for s in (move.frm, *path))
+    return "x".join(name(s) for s in (move.frm, *capture_paths(pos, move)[0]))
 
 
 def _is_subsequence(small: list[int], big: list[int]) -> bool:
@@ -282,6 +349,8 @@ def move_from_pdn(pos: Position, text: str) -> Move:
     t = text.strip().rstrip("!?+#*")
     t = re.sub(r"^\d+\.(\.\.)?", "", t).strip()
     n = pos.variant.nsquares
+    if pos.variant.width == 8 and _ALGEBRAIC.search(t.lower()):
+        t = _ALGEBRAIC.sub(lambda m: str(_algebraic(pos.variant, m.group(0))), t.lower())
     moves = legal_moves(pos)
     if re.fullmatch(r"[0-9]+-[0-9]+", t):
         a, b = _squares(t, "-", n)
