@@ -49,6 +49,7 @@ class Session:
         self.running = True
         self.ended: Outcome | None = None  # agreement or resignation at the current ply
         self.draw_offer: tuple[int, int] | None = None   # (side, ply) of a person's offer
+        self._busy = False                 # Rafle is playing its moves (no "go" hint)
 
     # ----- state ---------------------------------------------------------------------
     @property
@@ -89,7 +90,7 @@ class Session:
         if o is not None:
             return f"Game over: {describe_outcome(o)}"
         side = self.pos.turn
-        hint = "; go lets it move" if self.players[side] == RAFLE else ""
+        hint = "; go lets it move" if self.players[side] == RAFLE and not self._busy else ""
         return f"{self.move_label()} {side_name(side)} to move ({self.who(side)}{hint})"
 
     def show(self) -> None:
@@ -132,14 +133,19 @@ class Session:
 
         The board is shown at the end if a move was played (``moved``: already before).
         """
-        while self.running and self.outcome() is None and self.players[self.pos.turn] == RAFLE:
-            before = len(self.game.moves)
-            going_on = self.engine_move()
-            moved = moved or len(self.game.moves) > before
-            if not going_on:
-                break
-            if self.players[WHITE] == self.players[BLACK] == RAFLE and self.outcome() is None:
-                self.show()
+        self._busy = True
+        try:
+            while (self.running and self.outcome() is None
+                   and self.players[self.pos.turn] == RAFLE):
+                before = len(self.game.moves)
+                going_on = self.engine_move()
+                moved = moved or len(self.game.moves) > before
+                if not going_on:
+                    break
+                if self.players[WHITE] == self.players[BLACK] == RAFLE and self.outcome() is None:
+                    self.show()
+        finally:
+            self._busy = False
         if moved or self.outcome() is not None:
             self.show()
 

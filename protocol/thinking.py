@@ -50,8 +50,9 @@ def parse_level(words: list[str]) -> tuple[str, Limits]:
             value = float(words[1]) if key == "time" else int(words[1])
         except ValueError:
             raise BadInput(f"{key} needs a number, got {words[1]!r}") from None
-        if value <= 0 or (key == "depth" and value > 60):
-            raise BadInput(f"{key} must be positive" + (" and at most 60" if key == "depth" else ""))
+        most = {"depth": 60, "time": 24 * 3600, "nodes": 10 ** 12}[key]
+        if not 0 < value <= most:     # also refuses nan and inf
+            raise BadInput(f"{key} must be more than 0 and at most {most}")
         limits = {"depth": Limits(depth=value), "time": Limits(movetime=value),
                   "nodes": Limits(nodes=value)}[key]
         return f"{key} {words[1]}", limits

@@ -183,6 +183,17 @@ def test_game_end_by_the_rules_and_by_the_players():
     assert "Game over: Black wins, 0-2 (White resigned)" in answers(out, "resign")[0]
 
 
+def test_rafle_plays_itself_until_the_rules_end_the_game():
+    out = rafle_play(["setup W:WK46,K50:BK1", "go", "history", "quit"], "--play", "none",
+                     "--depth", "2")
+    played = [line for line in answers(out, "go")[0]
+              if re.match(r"\d+\.(\.\.)? \S+   \(Rafle", line)]
+    assert 0 < len(played) <= 10          # the 5-move rule ends it by ply 10 at the latest
+    assert answers(out, "go")[0][-1].strip().startswith("Game over: draw, 1-1")
+    moves = answers(out, "history")[0][0].split()
+    assert len([w for w in moves if not w.endswith(".")]) == len(played)
+
+
 def test_rafle_accepts_a_draw_only_when_it_stands_no_better():
     # Rafle plays Black: a king and five men against a lone man, then the reverse.
     out = rafle_play(["setup W:W48:BK3,11,12,13,14,15", "draw",
