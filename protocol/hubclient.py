@@ -18,50 +18,18 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .hubwire import quote, tokenize
+
 
 class EngineError(Exception):
     """The engine crashed, hung or broke the protocol; the message says how."""
 
 
 def parse_line(line: str) -> tuple[str, dict[str, str]]:
-    """Command and arguments of a Hub line (``name=value``, quoted values, bare flags)."""
-    words: list[str] = []
-    i, n = 0, len(line)
-    while i < n:
-        if line[i].isspace():
-            i += 1
-            continue
-        if line[i] == "=":
-            words.append("=")
-            i += 1
-            continue
-        if line[i] == '"':
-            j = line.find('"', i + 1)
-            j = n if j < 0 else j
-            words.append("\0" + line[i + 1:j])       # \0 marks a quoted value
-            i = j + 1
-            continue
-        j = i
-        while j < n and not line[j].isspace() and line[j] not in '="':
-            j += 1
-        words.append(line[i:j])
-        i = j
-    if not words:
-        return "", {}
-    command, args, k = words[0].lstrip("\0"), {}, 1
-    while k < len(words):
-        name = words[k].lstrip("\0")
-        if k + 1 < len(words) and words[k + 1] == "=":
-            args[name] = words[k + 2].lstrip("\0") if k + 2 < len(words) else ""
-            k += 3
-        else:
-            args[name] = ""
-            k += 1
-    return command, args
-
-
-def quote(value: str) -> str:
-    return f'"{value}"' if not value or any(c.isspace() or c in '="' for c in value) else value
+    """Command and arguments of a Hub line (the Hub front end's tokenizer; a malformed
+    tail is dropped, a blank line gives ``("", {})``)."""
+    command = tokenize(line)
+    return ("", {}) if command is None else (command.name, dict(command.args))
 
 
 @dataclass

@@ -24,7 +24,8 @@ from engine.game import Game
 from engine.pdn import write_pdn
 
 from .elo import Sprt, elo_estimate, sprt_bounds
-from .hubclient import EngineError, HubClient, quote
+from .hubclient import EngineError, HubClient
+from .hubwire import quote
 from .openings import Opening, load_openings
 
 BAR = 24

@@ -226,3 +226,15 @@ def test_match_between_two_rafle_hub_processes(tmp_path):
         assert g.moves[:3] == list(load_openings("builtin")[0].moves)
     assert games[0].tags["White"] == games[1].tags["Black"]
     assert re.search(r"Elo [+-]\d+\.\d \+- ", run.stdout)
+
+
+def test_sprt_stops_the_match_once_decided(tmp_path, capsys):
+    code = match.main(["--engine1", fake(tmp_path, "good"), "--engine2", fake(tmp_path, "illegal"),
+                       "--games", "40", "--depth", "1", "--openings", "startpos",
+                       "--sprt", "0,200,0.05,0.05"])
+    assert code == 0
+    out = capsys.readouterr().out
+    s = summary(out)
+    assert s["sprt"] == "H1" and int(s["games"]) < 40
+    assert s["wins"] == s["games"] and s["illegal2"] == s["games"]
+    assert "SPRT: H1 accepted" in out
