@@ -389,3 +389,23 @@ def test_eight_by_eight_boards_follow_their_variant():
     assert move_to_hub(parse_move(russian, "c3d4")) == "22-18"
     with pytest.raises(BadInput, match="b3 is not a square"):
         parse_move(russian, "b3")
+
+
+def test_random_games_typed_in_every_variant_end_by_its_rules():
+    from protocol.text_commands import execute
+    from protocol.text_session import Session
+
+    rng = random.Random(2)
+    for variant in VARIANTS.values():
+        printed: list[str] = []
+        s = Session(printed.append, variant)
+        s.set_players("both")
+        for _ in range(400):
+            if s.outcome() is not None:
+                break
+            move = rng.choice(legal_moves(s.pos))
+            execute(s, move_to_pdn(s.pos, move))       # typed as the board shows it
+            assert s.game.moves[-1] == move
+        assert s.outcome() is not None, variant.name
+        assert printed[-1].endswith(s.status())       # the board's last line says why
+        assert s.status().startswith("Game over: ")
