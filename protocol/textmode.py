@@ -75,7 +75,7 @@ class Terminal:
     def replay_step(self, delay: float | None) -> bool:
         """Pace a replay: sleep ``delay`` seconds, or wait for Enter on a terminal."""
         if delay is not None:
-            time.sleep(max(0.0, delay))
+            time.sleep(min(max(0.0, delay), 10.0))
             return True
         if not self.interactive:
             return True
@@ -132,6 +132,9 @@ def _run(s: Session, term: Terminal, line: str) -> None:
 
 def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     args = _parser().parse_args(argv)
+    for stream in (stdin is None and sys.stdin, stdout is None and sys.stdout):
+        if stream and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")   # odd bytes are bad input, not a crash
     term = Terminal(stdin or sys.stdin, stdout or sys.stdout)
     try:
         variant = get_variant(args.variant)

@@ -36,12 +36,13 @@ START_FEN = pos_to_fen(start_position())
 def rafle_play(lines: list[str], *args: str, timeout: float = 300) -> str:
     """Run ``rafle play`` with ``lines`` on a pipe; the transcript it printed."""
     env = dict(os.environ, NO_COLOR="1")
-    proc = subprocess.run([sys.executable, "-m", "protocol.cli", "play", *args],
-                          input="".join(line + "\n" for line in lines), capture_output=True,
-                          text=True, timeout=timeout, cwd=ROOT, env=env)
-    assert "Traceback" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
+    typed = "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
+    proc = subprocess.run([sys.executable, "-m", "protocol.cli", "play", *args], input=typed,
+                          capture_output=True, timeout=timeout, cwd=ROOT, env=env)
+    stdout, stderr = proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8", "replace")
+    assert "Traceback" not in stdout + stderr, stdout + stderr
+    assert proc.returncode == 0, stderr
+    return stdout
 
 
 def answers(transcript: str, command: str) -> list[list[str]]:
@@ -154,10 +155,11 @@ def test_bad_input_gets_a_helpful_message_and_the_session_goes_on():
            "put w 3", "remove 77", "level insane", "depth -3", "time soon",
            "analyse later", "play purple", "load /no/such/file.pdn",
            "save /no/such/dir/x.pdn", "turn green", "accept", "new tetris", "numbers maybe",
-           "\x00\x01 \ufffd", "28x19x23x12x1"]
+           "\x00\x01 \ufffd", "\udcff\udcfe32-28", "28x19x23x12x1"]
     out = rafle_play(bad + ["32-28", "fen", "quit"], "--play", "both")
     for line in bad:
-        reply = answers(out, line)[0]
+        echoed = line.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        reply = answers(out, echoed)[0]
         assert reply and reply[0].startswith("Error: "), (line, reply)
     assert fens(out) == [fen_after(START_FEN, ["32-28"])]
     illegal = answers(out, "33-22")[0][0]
