@@ -41,9 +41,10 @@ MAX_PLY = 128
 # ctl: shared control and report words
 C_STOP, C_NODES, C_NODE_LIMIT, C_ABORTED, C_ROOT_DONE, C_LEAVES, C_LEAF_PLY, C_CAN_STOP = range(8)
 C_SIZE = 8
-# params
-P_THRESHOLD, P_LO, P_HI, P_INTERVAL, P_AGE = range(5)
-P_SIZE = 5
+# params: threshold switch and window, its ply interval, TT age, late-move reductions
+# (smallest depth reduced, 0 = off; moves tried before reducing)
+P_THRESHOLD, P_LO, P_HI, P_INTERVAL, P_AGE, P_LMR_DEPTH, P_LMR_MOVES = range(7)
+P_SIZE = 7
 # stack fields
 (F_W, F_B, F_K, F_T, F_KEY, F_REV, F_EG, F_ALPHA, F_BETA, F_DEPTH, F_ALPHA0, F_BEST,
  F_BESTI, F_N, F_I, F_CUR, F_PHASE, F_TRIED, F_QS, F_TTMOVE) = range(20)
@@ -112,6 +113,8 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
     age = P[P_AGE]
     threshold = P[P_THRESHOLD] != 0
     interval = max(P[P_INTERVAL], 1)
+    lmr_depth = P[P_LMR_DEPTH]
+    lmr_moves = P[P_LMR_MOVES]
     st[0, F_ALPHA] = alpha
     st[0, F_BETA] = beta
     st[0, F_DEPTH] = depth
@@ -318,8 +321,9 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
                 st[q, F_DEPTH] = d - 1
             else:
                 r = 0
-                if (d >= 3 and tried >= 3 and p > 0 and cap == 0 and order[p, i] < S_KILLER2):
-                    r = 2 if (tried >= 8 and d >= 6) else 1
+                if (lmr_depth and d >= lmr_depth and tried >= lmr_moves and p > 0 and cap == 0
+                        and order[p, i] < S_KILLER2):
+                    r = 2 if (tried >= 2 * lmr_moves + 2 and d >= 2 * lmr_depth) else 1
                 st[p, F_PHASE] = PH_REDUCED if r else PH_NULL
                 st[q, F_ALPHA] = -alpha - 1
                 st[q, F_BETA] = -alpha

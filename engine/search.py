@@ -84,6 +84,7 @@ class Option:
 DEFAULT_THRESHOLD = True
 DEFAULT_MARGIN = 300
 DEFAULT_INTERVAL = 3
+LMR_DEPTH, LMR_MOVES = 3, 3    # reduce late quiet moves from this depth, after this many moves
 _INT_OPTIONS = {  # name: (default, min, max)
     "tt-size": (tt.DEFAULT_LOG2, tt.MIN_LOG2, tt.MAX_LOG2),
     "threshold-margin": (DEFAULT_MARGIN, 0, 5000),
@@ -112,6 +113,8 @@ class Searcher:
         self.threshold = DEFAULT_THRESHOLD
         self.threshold_margin = DEFAULT_MARGIN
         self.threshold_interval = DEFAULT_INTERVAL
+        self.weights = WEIGHTS          # evaluation weights (engine.eval), for tuning
+        self.lmr_depth, self.lmr_moves = LMR_DEPTH, LMR_MOVES
         self._tt_keys, self._tt_data = tt.new_table(self.tt_log2)
         self._killers = np.zeros((nm.MAX_PLY, 2), dtype=np.int64)
         self._hist = np.zeros((2, 64, 64), dtype=np.int64)
@@ -219,7 +222,7 @@ class Searcher:
                 return Result(None, None, None, 0, 0, time.monotonic() - start, ())
             if len(moves) == 1 and not (ponder or analyze):
                 return Result(moves[0], None, None, 0, 0, time.monotonic() - start, (moves[0],))
-            plan = timeman.plan(limits, analyze=analyze or ponder)
+            plan = timeman.plan(limits, analyze=analyze)
             if plan.hard is not None:
                 timer = threading.Thread(target=self._timer, args=(plan.hard,), daemon=True)
                 timer.start()
@@ -258,13 +261,15 @@ class Searcher:
         v = pos.variant
         self._tables = (v.table, v.steps, eval_tables(v))
         root_eval = int(evaluate(pos.white, pos.black, pos.kings, pos.turn, v.table,
-                                 self._tables[2], WEIGHTS))
+                                 self._tables[2], self.weights))
         P = self._params
         P[nm.P_THRESHOLD] = int(self.threshold)
         P[nm.P_LO] = root_eval - self.threshold_margin
         P[nm.P_HI] = root_eval + self.threshold_margin
         P[nm.P_INTERVAL] = self.threshold_interval
         P[nm.P_AGE] = self._age
+        P[nm.P_LMR_DEPTH] = self.lmr_depth
+        P[nm.P_LMR_MOVES] = self.lmr_moves
         self._age = (self._age + 1) & 31
 
     def _kernel(self, depth: int, alpha: int, beta: int, budget: int, can_stop: bool) -> int:
@@ -273,7 +278,7 @@ class Searcher:
         ctl[nm.C_NODE_LIMIT] = budget
         ctl[nm.C_CAN_STOP] = int(can_stop)
         V, S, T = self._tables
-        return int(nm.search_root(self._st, depth, alpha, beta, V, S, T, WEIGHTS, ZOBRIST,
+        return int(nm.search_root(self._st, depth, alpha, beta, V, S, T, self.weights, ZOBRIST,
                                   self._tt_keys, self._tt_data, self._killers, self._hist,
                                   self._keys, self._h0, self._params, ctl, self._buf,
                                   self._order, self._pv, self._pvlen, self._state))
