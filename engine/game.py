@@ -128,7 +128,7 @@ class Game:
         """Play ``move``; raises :class:`BadInput` if it is not legal here."""
         pos = self.position
         if move not in legal_moves(pos):
-            raise BadInput(f"illegal move {move_to_hub(move)} in this position")
+            raise BadInput(f"illegal move {move_to_hub(move, pos.variant)} in this position")
         after = play(pos, move)
         self.moves.append(move)
         self.positions.append(after)

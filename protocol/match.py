@@ -219,8 +219,8 @@ class Match:
         with self.lock:
             if self.names[index] is None:
                 self.names[index] = client.name
-                if self.names[1 - index] == client.name:
-                    self.names[index] = f"{client.name}-{index + 1}"
+                if self.names[0] == self.names[1]:   # two copies of one engine
+                    self.names[1] = f"{client.name}-2"
         return client
 
     def _search_window(self, limit: Limit, clock: float, to_go: int):
@@ -311,8 +311,8 @@ class Match:
             level, budget, stop_at, deadline = self._search_window(limit, clocks[e], to_go)
             now = time.monotonic()
             try:
-                reply = clients[e].search(start, [move_to_hub(m) for m in game.moves], level,
-                                          now + deadline, now + stop_at)
+                moves = [move_to_hub(m, game.variant) for m in game.moves]
+                reply = clients[e].search(start, moves, level, now + deadline, now + stop_at)
             except EngineError as err:
                 if limit.clock and clients[e].alive():
                     with self.lock:

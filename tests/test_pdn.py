@@ -107,7 +107,8 @@ def test_written_result_follows_the_rules_unless_told():
 
 @pytest.mark.parametrize("name, gametype, variant_tag", [
     ("killer", "20", True), ("frisian", "40", False), ("english", "21", False),
-    ("brazilian", "26", False), ("italian", "22", False),
+    ("russian", "25", False), ("brazilian", "26", False), ("czech", "29", False),
+    ("italian", "22", False), ("thai", "31", False),
 ])
 def test_other_variants_round_trip(name, gametype, variant_tag):
     variant = get_variant(name)
