@@ -349,8 +349,9 @@ class Hub:
 
         def on_info(info) -> None:
             try:
+                pv = [engine.move_to_hub(m, pos.variant) for m in info.pv]
                 self.out.send(info_line(info.depth, info.mean_depth, info.score, info.nodes,
-                                        info.time, [engine.move_to_hub(m) for m in info.pv]))
+                                        info.time, pv))
             except Exception:  # a report must never abort the search that makes the move
                 self.out.note(traceback.format_exc())
 
@@ -373,9 +374,9 @@ class Hub:
             move = legal[0] if legal else None
         if move is None:
             return "done"
-        text = f"done move={engine.move_to_hub(move)}"
+        text = f"done move={engine.move_to_hub(move, pos.variant)}"
         if reply is not None and reply in engine.legal_moves(engine.play(pos, move)):
-            text += f" ponder={engine.move_to_hub(reply)}"
+            text += f" ponder={engine.move_to_hub(reply, pos.variant)}"
         return text
 
     def perft_job(self, pos, depth: int) -> None:
@@ -387,7 +388,7 @@ class Hub:
             for move in engine.legal_moves(pos):  # one line per move as soon as it is counted
                 nodes = engine.perft(engine.play(pos, move), depth - 1)
                 total += nodes
-                self.out.send(line("info", ("move", engine.move_to_hub(move)),
+                self.out.send(line("info", ("move", engine.move_to_hub(move, pos.variant)),
                                    ("nodes", str(nodes))))
         elapsed = time.perf_counter() - start
         self.out.send(line("perft", ("nodes", str(total)), ("time", f"{elapsed:.3f}")))

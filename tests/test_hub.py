@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from engine import (
-    VARIANTS, legal_moves, move_from_hub, move_to_hub, parse_position, play,
+    VARIANTS, get_variant, legal_moves, move_from_hub, move_to_hub, parse_position, play,
     pos_to_fen, pos_to_hub, start_position,
 )
 from engine.search import Limits, Searcher
@@ -113,7 +113,7 @@ def root_moves(hub: HubProcess) -> set[str]:
 
 
 def hub_moves(pos) -> set[str]:
-    return {move_to_hub(m) for m in legal_moves(pos)}
+    return {move_to_hub(m, pos.variant) for m in legal_moves(pos)}
 
 
 def after(start, *moves: str):
@@ -129,7 +129,7 @@ def check_done(line: str, pos) -> None:
     assert m, line
     assert m.group(1) in hub_moves(pos), line
     best = move_from_hub(pos, m.group(1))
-    assert move_to_hub(best) == m.group(1)  # full captured list, ascending
+    assert move_to_hub(best, pos.variant) == m.group(1)  # full captured list, ascending
     if m.group(3):
         assert m.group(3) in hub_moves(play(pos, best)), line
 
@@ -268,6 +268,17 @@ def test_illegal_move_keeps_the_position_reached_before_it(hub):
 
 def test_unknown_commands_and_idle_stop_are_silent(hub):
     assert hub.exchange("foo bar=1", "stop", "ponder-hit", "stop", "xyzzy", "=", '"') == []
+
+
+def test_variant_parameter_switches_the_rules(hub):
+    for name in ("russian", "english", "frisian"):
+        pos = start_position(get_variant(name))
+        assert hub.exchange(f"set-param name=variant value={name}", "pos start") == []
+        assert root_moves(hub) == hub_moves(pos)
+        hub.send("level depth=2", "go think")
+        check_done(hub.read_until("done")[-1], pos)
+    assert hub.exchange("set-param name=variant value=normal", "pos start") == []
+    assert root_moves(hub) == hub_moves(start_position())
 
 
 # ----- level ------------------------------------------------------------------------------

@@ -91,6 +91,25 @@ def test_game_on_a_clock_with_increment(engines):
     assert len(board.move_stack) > 10
 
 
+@pytest.mark.parametrize("variant", ["russian", "english", "frisian"])
+def test_other_variants_through_set_param(variant):
+    """8x8 Hub moves are numbered as pydraughts numbers them (Russian from a1, English turned)."""
+    engine = HubEngine([shutil.which("rafle"), "hub"])
+    assert variant in engine.variants
+    engine.configure({"variant": variant})
+    engine.init()
+    board = Board(variant=variant)
+    for _ in range(40):
+        if board.is_over():
+            break
+        legal = {m.hub_move for m in board.legal_moves()}
+        result = engine.play(board, Limit(movetime=0.01), False)
+        assert result.move.hub_move in legal
+        board.push(result.move)
+    assert len(board.move_stack) > 10
+    close(engine)
+
+
 def ponder_search(engine: HubEngine, board: Board, then: str):
     """``go ponder`` in one thread; ``ponder-hit`` or ``stop`` from this one (pydraughts' way)."""
     out = {}
