@@ -172,6 +172,26 @@ def is_lost(pos: Position) -> bool:
     return winner(pos) == 1 - pos.turn
 
 
+def barred_king(pos: Position, own_moves: list[Move]) -> int | None:
+    """Frisian: the square of the king that may not make a quiet move now, or None.
+
+    ``own_moves``: the moves of the side to move so far in the game, oldest first.
+    A side that still has men may not move the same king more than
+    ``variant.max_same_king_moves`` times in a row without capturing
+    (spec/rules.md 4.3); captures stay allowed.
+    """
+    limit = pos.variant.max_same_king_moves
+    if not limit or len(own_moves) < limit or not pos.count(pos.turn)[0]:
+        return None
+    last = own_moves[-limit:]
+    if any(m.captured or m.promotes for m in last):
+        return None
+    if any(a.to != b.frm for a, b in zip(last, last[1:])):
+        return None
+    # No move of the chain crowned, so a king now was a king for all of them.
+    return last[-1].to if pos.piece_at(last[-1].to) == "WB"[pos.turn] else None
+
+
 def warm_up() -> None:
     """Run every rules kernel once so that later calls pay no compile or load time."""
     pos = start_position()

@@ -95,6 +95,9 @@ class Variant:
     Draw-rule data for the game rules: ``repetitions`` (occurrences of a position that
     draw), ``reversible_plies`` (plies of king moves without capture, or without
     capture and man move, that draw; 0 = none) and ``endgame`` (an ``ENDGAME_*`` key).
+    ``max_same_king_moves``: Frisian's limit on consecutive quiet moves of one king
+    while its side has men (0 = none); it depends on the moves played, so the kernels
+    do not apply it (see :func:`engine.position.barred_king`).
     """
 
     name: str
@@ -115,6 +118,7 @@ class Variant:
     repetitions: int = 3
     reversible_plies: int = 50
     endgame: str = ENDGAME_FMJD
+    max_same_king_moves: int = 0
     square_bits: tuple[int, ...] = ()    # square number -> bit (index 0 unused)
     bit_squares: tuple[int, ...] = ()    # bit -> square number, 0 off the board
 
@@ -245,10 +249,11 @@ KILLER = _make("killer", "killer", 10, man_back_capture=True, flying_king=True,
                precedence=PREC_COUNT, halt_behind_king=True)
 FRISIAN = _make("frisian", "frisian", 10, man_back_capture=True, flying_king=True,
                 precedence=PREC_FRISIAN, orthogonal=True, gametype=40,
-                endgame=ENDGAME_FRISIAN)
+                endgame=ENDGAME_FRISIAN, max_same_king_moves=3)
 FRYSK = _make("frysk", "frysk", 10, man_back_capture=True, flying_king=True,
               precedence=PREC_FRISIAN, orthogonal=True, gametype=40,
-              endgame=ENDGAME_FRISIAN, start_rows=1, aliases=("frysk!",))
+              endgame=ENDGAME_FRISIAN, max_same_king_moves=3, start_rows=1,
+              aliases=("frysk!",))
 BREAKTHROUGH = _make("breakthrough", "bt", 10, man_back_capture=True, flying_king=True,
                      precedence=PREC_COUNT, goal=GOAL_BREAKTHROUGH)
 LOSING = _make("antidraughts", "losing", 10, man_back_capture=True, flying_king=True,
