@@ -6,9 +6,12 @@ integers in a caller-owned array: from bit, to bit, captured bitboard, flags
 (``FLAG_PROMOTE`` when the moving man ends the move as a king).
 
 Captures are found by a depth-first search over jumps in which jumped pieces stay on
-the board until the capture ends (they block and cannot be jumped twice).  The
-capture precedence of the variant (majority rule...) and the removal of duplicate
-captures (same from, to and captured set by another path) both live in ``_record``.
+the board until the capture ends (they block and cannot be jumped twice), except in
+Thai draughts, where they leave at once.  The capture precedence of the variant
+(majority rule, Frisian values, Italian's four rules...) and the removal of duplicate
+captures (same from, to, captured set and crowning by another path) both live in
+``_record``.  Every rule is read from the variant table: the kernels never ask which
+variant they play.
 """
 import numpy as np
 from numba import njit
