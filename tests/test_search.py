@@ -222,6 +222,24 @@ def test_zobrist_incremental_equals_recomputed():
     assert checked > 3000
 
 
+def test_search_stack_keys_match_their_positions(searcher):
+    """Every ply the kernel visited holds the key of its position (incremental == fresh)."""
+    from engine import negamax as nm
+    from engine.zobrist import board_key
+    checked = 0
+    for pos in random_game_positions(11, 4, 60)[::6] + random_placements(12, 10):
+        if not legal_moves(pos):
+            continue
+        fresh(searcher).search(pos, [], Limits(depth=5), analyze=True)
+        st = searcher._st
+        for q in range(nm.MAX_PLY):
+            if st[q, nm.F_W] | st[q, nm.F_B]:
+                assert st[q, nm.F_KEY] == board_key(st[q, nm.F_W], st[q, nm.F_B], st[q, nm.F_K],
+                                                    st[q, nm.F_T], ZOBRIST)
+                checked += 1
+    assert checked > 100
+
+
 def test_zobrist_keys_differ_by_side_and_piece():
     pos = pos_from_fen("W:W28,K33:B19")
     other = Position(pos.white, pos.black, pos.kings, BLACK)
