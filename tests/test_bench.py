@@ -7,7 +7,7 @@ deterministic: fixed-depth searches read no clock.
 from protocol import bench
 
 SIGNATURE_DEPTH = 7
-SIGNATURE = 169828
+SIGNATURE = 191225
 
 
 def test_bench_signature():
