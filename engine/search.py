@@ -212,14 +212,19 @@ class Searcher:
     # ----- the search ------------------------------------------------------------------
     def search(self, pos: Position, history: list[Position], limits: Limits,
                on_info: Callable[[Info], None] | None = None, ponder: bool = False,
-               analyze: bool = False) -> Result:
-        """Search ``pos`` (``history``: the game's positions before it, oldest first)."""
+               analyze: bool = False, started: float | None = None) -> Result:
+        """Search ``pos`` (``history``: the game's positions before it, oldest first).
+
+        ``started``: the ``time.monotonic()`` at which the opponent's clock stopped and
+        ours began (e.g. when the ``go`` line arrived), so that the time spent before
+        the search (reading a long move list, starting threads) is counted too.
+        """
         start = time.monotonic()
         with self._cond:
             self._running = True
             self._stopped = False
             self._pondering = ponder
-            self._clock_start = start
+            self._clock_start = min(start, started) if started is not None else start
             self._ctl[nm.C_STOP] = 0
         timer = None
         try:

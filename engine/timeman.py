@@ -17,7 +17,7 @@ from dataclasses import dataclass
 MAX_DEPTH = 100
 DEFAULT_MOVETIME = 1.0    # seconds, when a normal search is given no limit at all
 DEFAULT_MOVES_TO_GO = 30  # moves the remaining clock must last without a moves= field
-OVERHEAD = 0.03           # seconds lost between the engine's answer and the GUI's clock
+OVERHEAD = 0.05           # seconds lost between the GUI sending `go` and reading `done` (pipes, scheduling)
 MIN_THINK = 0.005
 
 

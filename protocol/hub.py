@@ -126,12 +126,14 @@ class Hub:
         self.job_is_perft = False
         self.pondering = False         # the running search is a ponder search...
         self.hit_pending = False       # ...on which ponder-hit has been received
+        self.arrived = time.monotonic()  # when the line being executed was read
 
     # ---- main loop ----
     def run(self) -> int:
         while True:
             try:
-                kind, text = self.events.get(timeout=0.02 if self.hit_pending else None)
+                kind, text, self.arrived = self.events.get(
+                    timeout=0.02 if self.hit_pending else None)
             except queue.Empty:
                 self.deliver_ponder_hit()
                 continue
@@ -326,7 +328,7 @@ class Hub:
         self.level = Level()  # a level serves one search only
         self.pondering = ponder
         self.start_job(self.search_job, self.positions[-1], list(self.positions[:-1]), limits,
-                       ponder, analyze)
+                       ponder, analyze, self.arrived)
 
     def cmd_perft(self, cmd: Command):
         self.engine()
@@ -344,7 +346,8 @@ class Hub:
     }
 
     # ---- jobs (run in the job thread) ----
-    def search_job(self, pos, history, limits, ponder: bool, analyze: bool) -> None:
+    def search_job(self, pos, history, limits, ponder: bool, analyze: bool,
+                   arrived: float) -> None:
         engine, searcher = self.loader.engine, self.loader.searcher
 
         def on_info(info) -> None:
@@ -358,7 +361,7 @@ class Hub:
         move = reply = None
         try:
             result = searcher.search(pos, history, limits, on_info=on_info, ponder=ponder,
-                                     analyze=analyze)
+                                     analyze=analyze, started=arrived)
             move, reply = result.move, result.ponder
         except Exception:
             self.out.note(traceback.format_exc())
@@ -406,12 +409,13 @@ def _read_lines(fd: int, events: queue.Queue, closed: threading.Event) -> None:
             break
         pending += chunk
         *complete, pending = pending.split(b"\n")
+        arrived = time.monotonic()  # the clock of a `go` runs from here
         for raw in complete:
-            events.put(("line", raw.decode("utf-8", "replace").strip()))
+            events.put(("line", raw.decode("utf-8", "replace").strip(), arrived))
     if pending.strip():
-        events.put(("line", pending.decode("utf-8", "replace").strip()))
+        events.put(("line", pending.decode("utf-8", "replace").strip(), time.monotonic()))
     closed.set()
-    events.put(("eof", ""))
+    events.put(("eof", "", time.monotonic()))
 
 
 def main(argv: list[str] | None = None) -> int:
