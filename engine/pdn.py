@@ -10,6 +10,9 @@ illegal or ambiguous move is reported with its game and move number.
 Writing gives ``[GameType "20"]`` (the variant's number; a ``Variant`` tag too when
 the number is shared, e.g. killer), ``[FEN]`` when the game does not start from the
 initial position, numbered moves in PDN notation and lines of at most 80 characters.
+A numbered move is the first mover's move then the reply: in English checkers and pool,
+where Black starts, ``1. 11-15 23-19``; a record that begins with the second mover's
+move starts ``1...``.
 Reading takes the variant from a ``Variant`` tag, else from ``GameType``.
 Both directions are pure text codecs; every failure raises :class:`BadInput`.
 """
@@ -21,7 +24,7 @@ from dataclasses import dataclass, field
 from .errors import BadInput
 from .game import Game
 from .notation import move_from_pdn, move_to_pdn, pos_from_fen, pos_to_fen
-from .position import WHITE, Move, Position, play, start_position
+from .position import BLACK, WHITE, Move, Position, play, start_position
 from .variants import ALL, Variant, get_variant
 
 RESULTS = {"2-0": "2-0", "1-1": "1-1", "0-2": "0-2", "0-0": "0-0", "*": "*",
@@ -153,7 +156,7 @@ def read_pdn(text: str) -> list[PdnGame]:
         try:
             move = move_from_pdn(pos, value)
         except BadInput as e:
-            plies = len(current.moves) + (current.start.turn != WHITE)
+            plies = len(current.moves) + (current.start.turn != _first_mover(current.start.variant))
             raise BadInput(f"game {len(games)}, move {plies // 2 + 1} ({value}), "
                            f"line {line}: {e}") from None
         current.moves.append(move)
@@ -161,6 +164,12 @@ def read_pdn(text: str) -> list[PdnGame]:
     if tags and current is None:        # tags with no movetext at all: an empty game
         begin()
     return games
+
+
+def _first_mover(variant: Variant) -> int:
+    """The side whose move is the first half of a numbered move: the side that starts
+    the game (Black in English checkers and pool, so ``1. 11-15 23-19``)."""
+    return WHITE if variant.white_starts else BLACK
 
 
 def _tag(name: str, value: str) -> str:
@@ -192,10 +201,12 @@ def write_pdn(game: Game, tags: dict[str, str] | None = None, comment: str | Non
     lines.append("")
 
     words = []
+    first = _first_mover(variant)
+    late = int(game.start.turn != first)       # the record begins with the second mover
     for i, (pos, move) in enumerate(zip(game.positions, game.moves)):
-        number = i // 2 + 1 if game.start.turn == WHITE else (i + 1) // 2 + 1
+        number = (i + late) // 2 + 1
         # A move number stays on the line of its move.
-        prefix = f"{number}. " if pos.turn == WHITE else f"{number}... " if i == 0 else ""
+        prefix = f"{number}. " if pos.turn == first else f"{number}... " if i == 0 else ""
         words.append(prefix + move_to_pdn(pos, move))
     if comment:
         words += ("{" + comment.replace("}", ")") + "}").split()

@@ -119,3 +119,25 @@ def test_other_variants_round_trip(name, gametype, variant_tag):
     for g, b in zip(games, read_pdn(text)):
         assert b.start == g.start and b.moves == g.moves
         assert b.result == (g.outcome().result if g.outcome() else "*")
+
+
+@pytest.mark.parametrize("name", ["english", "pool"])
+def test_black_first_variants_number_black_moves_first(name):
+    variant = get_variant(name)
+    text = f'[GameType "{variant.gametype}"]\n\n1. 11-15 23-19 2. 8-11 22-17 *\n'
+    (read,) = read_pdn(text)
+    game = read.game()
+    assert len(game.moves) == 4 and read.start == start_position(variant)
+    written = write_pdn(game)
+    assert "1. 11-15 23-19 2. 8-11 22-17 *" in written
+    assert "..." not in written
+    (back,) = read_pdn(written)
+    assert back.moves == game.moves
+    # A record that begins with White's move (the second mover here) starts "1...".
+    late = Game(game.positions[1])
+    for move in game.moves[1:]:
+        late.push(move)
+    written = write_pdn(late)
+    assert "1... 23-19 2. 8-11 22-17 *" in written
+    (back,) = read_pdn(written)
+    assert back.start == game.positions[1] and back.moves == game.moves[1:]
