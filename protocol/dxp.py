@@ -61,6 +61,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--forever", action="store_true",
                    help="server: wait for the next connection instead of exiting")
     p.add_argument("--once", dest="forever", action="store_false", help="exit after one connection (default)")
+    p.add_argument("--variant", default="international",
+                   help="international only (normal, standard): DXP messages carry a 10x10 board")
     p.add_argument("--name", default=NAME, help=f"name sent to the peer (default {NAME})")
     p.add_argument("--depth", type=int, help="limit every search to this depth")
     p.add_argument("--movetime", type=float, help="seconds per move at most (also the budget for 000 minutes)")
@@ -69,6 +71,24 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing")
     p.add_argument("-v", "--verbose", action="store_true", help="also print every message sent and received")
     return p
+
+
+def _check_variant(name: str, parser) -> None:
+    """Refuse any variant but international: the protocol's board fields are 10x10 and
+    its moves international.  The engine is imported only for a name other than the
+    default, so that the socket still listens before numba loads."""
+    if name.strip().lower() in ("international", "normal"):
+        return
+    from engine import BadInput, get_variant
+    try:
+        variant = get_variant(name)
+    except BadInput as exc:
+        parser.error(str(exc))
+    if variant.name != "international":
+        size = f"{variant.width}x{variant.width}"
+        parser.error(f"DXP plays international draughts only (its messages carry a 10x10 "
+                     f"board and international moves); {variant.name} ({size}) cannot be "
+                     "played over it: use rafle hub")
 
 
 def _start_texts(args, parser) -> list[str]:
@@ -115,6 +135,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.games < 1 or args.moves < 0 or not 0 <= args.minutes <= 999:
         parser.error("--games must be >= 1, --moves >= 0 and --minutes in 0..999")
+    _check_variant(args.variant, parser)
     texts = _start_texts(args, parser)
     log = _logger(args.quiet)
     server = None

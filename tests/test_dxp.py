@@ -534,6 +534,11 @@ def test_clock_budgets():
     (["--connect", "127.0.0.1:1", "--initiator", "--fens", "/nonexistent/fens.txt"], "cannot read"),
     (["--connect", "127.0.0.1:1", "--initiator", "--fen", "W:Wxx"], "bad start position"),
     (["--connect", "127.0.0.1:1", "--initiator", "--fen", "W:B1"], "has no legal move"),
+    (["--variant", "russian"], "russian (8x8) cannot be played"),
+    (["--variant", "english", "--connect", "127.0.0.1:1"], "DXP plays international draughts only"),
+    (["--variant", "frisian"], "frisian (10x10) cannot be played"),
+    (["--variant", "bt"], "breakthrough (10x10) cannot be played"),
+    (["--variant", "turkish"], "unknown variant"),
 ])
 def test_command_line_errors(argv, words, capsys):
     from protocol import dxp as front
@@ -541,6 +546,20 @@ def test_command_line_errors(argv, words, capsys):
         front.main(argv)
     assert exit_.value.code == 2
     assert words in capsys.readouterr().err
+
+
+def test_dxp_variant_refused_by_the_executable():
+    run = subprocess.run([shutil.which("rafle"), "dxp", "--variant", "czech", "--listen",
+                          "127.0.0.1:0"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2
+    assert "DXP plays international draughts only" in run.stderr
+    assert "listening" not in run.stdout
+
+
+@pytest.mark.parametrize("name", ["international", "Normal", "standard", "fmjd"])
+def test_dxp_variant_international_names_are_accepted(name):
+    from protocol import dxp as front
+    front._check_variant(name, front._parser())     # no SystemExit
 
 
 def test_connect_failure_is_reported_not_raised(capsys):
