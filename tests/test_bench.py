@@ -7,7 +7,7 @@ deterministic: fixed-depth searches read no clock.
 from protocol import bench
 
 SIGNATURE_DEPTH = 7
-SIGNATURE = 191225
+SIGNATURE = 197929
 
 
 def test_bench_signature():
