@@ -11,6 +11,10 @@ client checklist §2.8 and the recommendations §7:
 * ``error message="..."`` is printed only for genuinely malformed input (a bad ``pos``, an
   illegal move in ``moves``); unknown commands, arguments and parameters are ignored
   silently, because py-draughts raises on ``error`` lines (§6 P10).
+* Frisian: the moves of ``pos ... moves=`` are the game history Rafle knows, and its own
+  move obeys the rule that a king may not make a fourth quiet move in a row while its side
+  has men (``engine.game.allowed_moves``).  The GUI's moves are taken as it sends them:
+  the GUI is the referee (pydraughts does not know that rule).
 * Nothing is ever written to stderr (pydraughts merges it into stdout): fd 2 goes to
   ``os.devnull`` or to the log file named by the environment variable ``RAFLE_LOG``, which
   also records every line in (``>``) and out (``<``).  Every stdout line is flushed.
@@ -121,6 +125,7 @@ class Hub:
         self.loader = EngineLoader(out)
         self.variant = None            # engine Variant; None until the engine is loaded
         self.positions: list = []      # game from the root given by `pos`, current last
+        self.moves: list = []          # the moves between them (Frisian's king rule needs them)
         self.level = Level()
         self.job: threading.Thread | None = None
         self.job_is_perft = False
@@ -225,6 +230,7 @@ class Hub:
         if self.variant is None:
             self.variant = loaded.engine.INTERNATIONAL
             self.positions = [loaded.engine.start_position(self.variant)]
+            self.moves = []
         return loaded.engine
 
     # ---- commands ----
@@ -256,6 +262,7 @@ class Hub:
             if variant is not self.variant:
                 self.variant = variant
                 self.positions = [engine.start_position(variant)]
+                self.moves = []
             return
         self.loader.searcher.set_option(name, value)  # False for unknown names or bad values
 
@@ -307,7 +314,7 @@ class Hub:
         except engine.BadInput as exc:
             self.out.send(error_line(f"bad position: {exc}"))
             return  # the previous game stays, as in Scan
-        positions = [root]
+        positions, moves = [root], []
         for word in (cmd.get("moves") or "").split():
             try:
                 move = engine.move_from_hub(positions[-1], word)
@@ -318,7 +325,8 @@ class Hub:
                 self.out.send(error_line(f"illegal move {word} (ply {len(positions)}): {reason}"))
                 break  # keep the position reached before the bad move, as Scan does
             positions.append(engine.play(positions[-1], move))
-        self.positions = positions
+            moves.append(move)
+        self.positions, self.moves = positions, moves
 
     def cmd_go(self, cmd: Command):
         self.engine()
@@ -328,7 +336,7 @@ class Hub:
         self.level = Level()  # a level serves one search only
         self.pondering = ponder
         self.start_job(self.search_job, self.positions[-1], list(self.positions[:-1]), limits,
-                       ponder, analyze, self.arrived)
+                       ponder, analyze, self.arrived, list(self.moves))
 
     def cmd_perft(self, cmd: Command):
         self.engine()
@@ -347,8 +355,22 @@ class Hub:
 
     # ---- jobs (run in the job thread) ----
     def search_job(self, pos, history, limits, ponder: bool, analyze: bool,
-                   arrived: float) -> None:
+                   arrived: float, moves: list) -> None:
         engine, searcher = self.loader.engine, self.loader.searcher
+        # Frisian: a king that has made three quiet moves in a row may not make a fourth
+        # (the moves of `pos ... moves=` are the history known); other variants: all legal.
+        def allowed_after(played: list) -> list:
+            at = pos
+            for m in played:
+                at = engine.play(at, m)
+            try:
+                from engine.game import allowed_moves   # loaded with the engine by now
+                return allowed_moves(at, moves + played)
+            except Exception:   # never worse than the board's own legal moves
+                self.out.note(traceback.format_exc())
+                return engine.legal_moves(at)
+
+        allowed = allowed_after([])
 
         def on_info(info) -> None:
             try:
@@ -361,15 +383,16 @@ class Hub:
         move = reply = None
         try:
             result = searcher.search(pos, history, limits, on_info=on_info, ponder=ponder,
-                                     analyze=analyze, started=arrived)
+                                     analyze=analyze, started=arrived, root_moves=allowed)
             move, reply = result.move, result.ponder
         except Exception:
             self.out.note(traceback.format_exc())
-        self.out.send(self.done_line(engine, pos, move, reply))
+        self.out.send(self.done_line(engine, pos, move, reply, allowed_after))
 
-    def done_line(self, engine, pos, move, reply) -> str:
-        """``done move=X [ponder=Y]``; a bare ``done`` only when there is no legal move."""
-        legal = engine.legal_moves(pos)
+    def done_line(self, engine, pos, move, reply, allowed_after) -> str:
+        """``done move=X [ponder=Y]``; a bare ``done`` only when there is no legal move.
+        ``allowed_after(moves)``: the moves the game allows after ``moves`` from ``pos``."""
+        legal = allowed_after([])
         if move not in legal:
             if move is not None:
                 self.out.note(f"search returned an illegal move {move}")
@@ -378,7 +401,7 @@ class Hub:
         if move is None:
             return "done"
         text = f"done move={engine.move_to_hub(move, pos.variant)}"
-        if reply is not None and reply in engine.legal_moves(engine.play(pos, move)):
+        if reply is not None and reply in allowed_after([move]):
             text += f" ponder={engine.move_to_hub(reply, pos.variant)}"
         return text
 

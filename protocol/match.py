@@ -339,11 +339,11 @@ class Match:
                 return lose(e, f"{name} gave no move (bare done) with legal moves available")
             try:
                 move = move_from_hub(pos, reply.move)
+                game.push(move)   # also refuses what the game forbids (Frisian's king rule)
             except BadInput as err:
                 with self.lock:
                     self.stats[e].illegal += 1
                 return lose(e, f"{name} played an illegal move {reply.move!r}: {err}")
-            game.push(move)
 
     # ----- the match ---------------------------------------------------------------
     def worker(self, worker: int) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from engine import BLACK, VARIANTS, WHITE, BadInput, get_variant, legal_moves, pos_to_fen
+from engine import BLACK, VARIANTS, WHITE, BadInput, get_variant, pos_to_fen
 from engine.game import Game, Outcome
 from engine.pdn import read_pdn, write_pdn
 from engine.search import Limits
@@ -89,7 +89,7 @@ def _time(s: Session, args: list[str], rest: str) -> None:
 
 
 def _moves(s: Session, args: list[str], rest: str) -> None:
-    moves = legal_moves(s.pos)
+    moves = s.game.legal_moves()     # without a Frisian king's barred fourth quiet move
     s.out(f"{len(moves)} legal move{'s' * (len(moves) != 1)}: {describe(s.pos, moves)}")
 
 

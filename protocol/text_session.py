@@ -154,8 +154,9 @@ class Session:
         pos = self.pos
         if not self.thinker.ready:
             self.out("(Rafle is getting ready: the first search loads its kernels)")
-        result, typed = self.thinker.think(pos, self.game.history(), self.limits, poll=self.poll)
-        if result is None or result.move is None or result.move not in legal_moves(pos):
+        result, typed = self.thinker.think(pos, self.game.history(), self.limits, poll=self.poll,
+                                           root_moves=self.game.legal_moves())
+        if result is None or result.move is None or result.move not in self.game.legal_moves():
             self.out("Rafle found no move to play")
             return False
         note = (f": {format_score(result.score)}, depth {result.depth}"
@@ -264,7 +265,8 @@ class Session:
             return
         rafle = 1 - humans[0]
         self.out("Rafle considers the offer...")
-        result, _ = self.thinker.think(self.pos, self.game.history(), self.limits)
+        result, _ = self.thinker.think(self.pos, self.game.history(), self.limits,
+                                       root_moves=self.game.legal_moves())
         score = result.score if result is not None and result.score is not None else 0
         own = score if self.pos.turn == rafle else -score
         if own <= DRAW_ACCEPT:
@@ -299,9 +301,10 @@ class Session:
     # ----- Rafle's opinion -------------------------------------------------------------
     def hint(self) -> None:
         pos = self.pos
-        if not legal_moves(pos):
+        if not self.game.legal_moves():
             raise BadInput("there is no legal move in this position")
-        result, _ = self.thinker.think(pos, self.game.history(), self.limits, poll=self.poll)
+        result, _ = self.thinker.think(pos, self.game.history(), self.limits, poll=self.poll,
+                                       root_moves=self.game.legal_moves())
         if result is None or result.move is None:
             raise BadInput("Rafle found no move")
         self.out(f"Rafle would play {move_to_pdn(pos, result.move)} "
@@ -310,7 +313,7 @@ class Session:
 
     def analyse(self, limits: Limits, note: str) -> None:
         pos = self.pos
-        if not legal_moves(pos):
+        if not self.game.legal_moves():
             raise BadInput("there is no legal move to analyse in this position")
         self.out(f"Analysing for {side_name(pos.turn)} ({note}); scores are "
                  f"{side_name(pos.turn)}'s.")
@@ -320,7 +323,8 @@ class Session:
                      f"{pv_text(pos, info.pv)}   ({info.nodes} nodes, {info.time:.1f} s)")
 
         result, typed = self.thinker.think(pos, self.game.history(), limits, on_info=on_info,
-                                           analyze=True, poll=self.poll)
+                                           analyze=True, poll=self.poll,
+                                           root_moves=self.game.legal_moves())
         if typed is not None and typed.strip().lower() not in ("", "stop"):
             self.pending.append(typed)
         if result is not None and result.move is not None:
