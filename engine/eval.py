@@ -22,6 +22,16 @@ Terms (White's count minus Black's; "row" of a man counts from its own back row,
 * drawish endings: the side ahead with at most three pieces against a king keeps a
   fraction of its score (1 king against 3 is a draw in practice and by the 16-move rule);
 * the side to move gets a small tempo bonus.
+
+The goal of the variant (``V[V_GOAL]``) changes the sense of the score:
+
+* breakthrough (the first king wins the game): the same terms, but advancement and
+  runaway men count ``BT_MULT`` times: a man about to crown is a won game there, not
+  a king worth a few men;
+* antidraughts (the side that cannot move wins): material and mobility with their
+  signs reversed, ``-(material + mobility)``: fewer pieces and fewer moves bring a side
+  closer to having no move.  The positional terms of the normal game mean nothing
+  there and are left out, as is the tempo bonus.
 """
 from functools import lru_cache
 
@@ -31,7 +41,8 @@ from numba import njit
 from .bits import lsb_index, popcount
 from .movegen import shift
 from .variants import (
-    V_BOARD, V_FLYING_KING, V_SHIFT_DL, V_SHIFT_DR, V_SHIFT_UL, V_SHIFT_UR, V_WIDTH,
+    KG_BREAKTHROUGH, KG_LOSING, V_BOARD, V_FLYING_KING, V_GOAL, V_SHIFT_DL, V_SHIFT_DR,
+    V_SHIFT_UL, V_SHIFT_UR, V_WIDTH,
 )
 
 # ----- weights -------------------------------------------------------------------
@@ -69,6 +80,7 @@ WEIGHTS[KING_DIAG] = 10
 WEIGHTS[TEMPO] = 2
 WEIGHTS[DRAW_DIV] = 8
 WEIGHTS.flags.writeable = False
+BT_MULT = 3        # breakthrough: weight of advancement and runaways against the normal game
 
 # ----- tables --------------------------------------------------------------------
 T_ROW_W = 0        # +r: squares on White's row r (counted from White's back row)
@@ -142,8 +154,32 @@ def _king_moves(ks, empty, V, flying):
 
 
 @njit(cache=True, nogil=True)
+def _evaluate_losing(white, black, kings, turn, V, W):
+    """Antidraughts: ``-(material + mobility)`` for the side to move."""
+    empty = V[V_BOARD] & ~(white | black)
+    wm = white & ~kings
+    bm = black & ~kings
+    wk = white & kings
+    bk = black & kings
+    score = (popcount(wm) - popcount(bm)) * W[MAN] + (popcount(wk) - popcount(bk)) * W[KING]
+    score += W[MOB_MAN] * (popcount(shift(wm, V[V_SHIFT_UL]) & empty)
+                           + popcount(shift(wm, V[V_SHIFT_UR]) & empty)
+                           - popcount(shift(bm, V[V_SHIFT_DL]) & empty)
+                           - popcount(shift(bm, V[V_SHIFT_DR]) & empty))
+    if wk | bk:
+        flying = V[V_FLYING_KING] != 0
+        score += W[MOB_KING] * (_king_moves(wk, empty, V, flying) - _king_moves(bk, empty, V, flying))
+    score = -score
+    return -score if turn else score
+
+
+@njit(cache=True, nogil=True)
 def evaluate(white, black, kings, turn, V, T, W):
     """Static score of a position for the side to move, in hundredths of a man."""
+    goal = V[V_GOAL]
+    if goal == KG_LOSING:
+        return _evaluate_losing(white, black, kings, turn, V, W)
+    race = BT_MULT if goal == KG_BREAKTHROUGH else 1
     width = V[V_WIDTH]
     empty = V[V_BOARD] & ~(white | black)
     ul, ur, dl, dr = V[V_SHIFT_UL], V[V_SHIFT_UR], V[V_SHIFT_DL], V[V_SHIFT_DR]
@@ -153,7 +189,7 @@ def evaluate(white, black, kings, turn, V, T, W):
     bk = black & kings
     score = (popcount(wm) - popcount(bm)) * W[MAN] + (popcount(wk) - popcount(bk)) * W[KING]
     for r in range(width):
-        score += W[ROW + r] * (popcount(wm & T[T_ROW_W + r]) - popcount(bm & T[T_ROW_B + r]))
+        score += race * W[ROW + r] * (popcount(wm & T[T_ROW_W + r]) - popcount(bm & T[T_ROW_B + r]))
     score += W[BACK] * (popcount(wm & T[T_ROW_W]) - popcount(bm & T[T_ROW_B]))
     score += W[CENTRE] * (popcount(wm & T[T_CENTRE]) - popcount(bm & T[T_CENTRE]))
 
@@ -187,14 +223,14 @@ def evaluate(white, black, kings, turn, V, T, W):
             b = lsb_index(c)
             c &= c - 1
             if T[T_CONE_W + b] & occupied == 0:
-                score += W[RUNAWAY] + W[RUN_ROW] * (width - 1 - T[T_RANK + b])
+                score += race * (W[RUNAWAY] + W[RUN_ROW] * (width - 1 - T[T_RANK + b]))
     if wk == 0:
         c = bm & T[T_FAR_B]
         while c:
             b = lsb_index(c)
             c &= c - 1
             if T[T_CONE_B + b] & occupied == 0:
-                score -= W[RUNAWAY] + W[RUN_ROW] * T[T_RANK + b]
+                score -= race * (W[RUNAWAY] + W[RUN_ROW] * T[T_RANK + b])
 
     if score > 0 and bk != 0 and popcount(white) <= 3:
         score = score // W[DRAW_DIV]

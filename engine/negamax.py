@@ -6,6 +6,13 @@ that plays every pending capture (a capture is compulsory in draughts, so a side
 that must capture cannot "stand pat").  Mate scores count plies from the root
 (``MATE - n`` for a win in n plies).
 
+The variant's goal (``V[V_GOAL]``) decides the terminal nodes: normal, the side to
+move without a move has lost; antidraughts, it has won; breakthrough, a position
+with a king is won by the king's owner (White if both have one, as
+:func:`engine.position.winner` says), checked on entering every node below the
+root; a quiescence leaf whose side to move can crown by a quiet move (no capture
+is pending there, so the move is legal) is a win in one ply.
+
 Numba caches no recursive function, so the tree walk is a loop over an explicit
 stack: ``st[ply]`` holds a node's position, key, window, depth and the state of its
 move loop; ``buf[ply]`` its move list.  Each node is *entered* (draw rules, the
@@ -30,7 +37,9 @@ from . import tt
 from .bits import lsb_index, popcount
 from .eval import evaluate
 from .movegen import FLAG_PROMOTE, generate, generate_captures, make, shift
-from .variants import V_BOARD, V_SHIFT_UL
+from .variants import (
+    KG_BREAKTHROUGH, KG_LOSING, V_BOARD, V_GOAL, V_PROMO_BLACK, V_PROMO_WHITE, V_SHIFT_UL,
+)
 from .zobrist import move_key
 
 MATE = 10000
@@ -98,6 +107,17 @@ def _has_quiet(white, black, kings, turn, V):
     return False
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _can_crown(white, black, kings, turn, V):
+    """A man of the side to move can step onto its promotion row."""
+    empty = V[V_BOARD] & ~(white | black)
+    own = white if turn == 0 else black
+    men = own & ~kings
+    fwd = 0 if turn == 0 else 2
+    row = V[V_PROMO_WHITE] if turn == 0 else V[V_PROMO_BLACK]
+    return ((shift(men, V[V_SHIFT_UL + fwd]) | shift(men, V[V_SHIFT_UL + fwd + 1])) & empty & row) != 0
+
+
 @njit(cache=True, nogil=True)
 def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers, hist,
                 keys, h0, P, ctl, buf, order, pv, pvlen, state):
@@ -115,6 +135,10 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
     interval = max(P[P_INTERVAL], 1)
     lmr_depth = P[P_LMR_DEPTH]
     lmr_moves = P[P_LMR_MOVES]
+    goal = V[V_GOAL]
+    # Best value a node at ply p can reach: a win at p + 1, or at p itself where
+    # having no move wins (antidraughts).
+    win_here = 1 if goal == KG_LOSING else 0
     st[0, F_ALPHA] = alpha
     st[0, F_BETA] = beta
     st[0, F_DEPTH] = depth
@@ -137,6 +161,11 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
             beta = st[p, F_BETA]
             d = st[p, F_DEPTH]
             if p > 0:
+                if goal == KG_BREAKTHROUGH and k != 0:
+                    winner = 0 if k & w else 1
+                    v = MATE - p if winner == t else -(MATE - p)
+                    mode = RETURN
+                    continue
                 rev = st[p, F_REV]
                 if rev >= REVERSIBLE_LIMIT:
                     v = 0
@@ -168,8 +197,8 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
                         continue
                 if alpha < -(MATE - p):
                     alpha = -(MATE - p)
-                if beta > MATE - p - 1:
-                    beta = MATE - p - 1
+                if beta > MATE - p - 1 + win_here:
+                    beta = MATE - p - 1 + win_here
                 if alpha >= beta:
                     v = alpha
                     mode = RETURN
@@ -193,10 +222,12 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
                 if n == 0:
                     ctl[C_LEAVES] += 1
                     ctl[C_LEAF_PLY] += p
-                    if _has_quiet(w, b, k, t, V):
-                        v = evaluate(w, b, k, t, V, T, W)
+                    if not _has_quiet(w, b, k, t, V):
+                        v = MATE - p if goal == KG_LOSING else -(MATE - p)
+                    elif goal == KG_BREAKTHROUGH and _can_crown(w, b, k, t, V):
+                        v = MATE - p - 1
                     else:
-                        v = -(MATE - p)
+                        v = evaluate(w, b, k, t, V, T, W)
                     mode = RETURN
                     continue
                 st[p, F_QS] = 1
@@ -224,7 +255,7 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
                 st[p, F_TTMOVE] = ttmove
                 n = generate(w, b, k, t, V, S, moves, state)
                 if n == 0:
-                    v = -(MATE - p)
+                    v = MATE - p if goal == KG_LOSING else -(MATE - p)
                     mode = RETURN
                     continue
                 if n == 1 and p > 0:

@@ -55,7 +55,8 @@ V_CAPTURE_DIRS = 14      # 4 (diagonal) or 8 (with orthogonal captures)
 V_NSQUARES = 15
 V_WIDTH = 16
 V_PASSING_CAPTURE = 17   # thai: jumped pieces leave at once (squares free, 180-degree turns)
-V_SIZE = 18
+V_GOAL = 18              # the goal as a kernel int, see KERNEL_GOALS
+V_SIZE = 19
 
 PREC_NONE = 0       # free choice among captures
 PREC_COUNT = 1      # most pieces (kings and men alike)
@@ -68,6 +69,9 @@ PREC_ITALIAN = 5    # most pieces, king first, most kings, earliest king
 GOAL_NORMAL = "normal"              # the side to move without a legal move loses
 GOAL_BREAKTHROUGH = "breakthrough"  # the first side to crown a king wins
 GOAL_LOSING = "losing"              # the side to move without a legal move wins
+# The goals as the search kernels read them from ``table[V_GOAL]``.
+KG_NORMAL, KG_BREAKTHROUGH, KG_LOSING = 0, 1, 2
+KERNEL_GOALS = {GOAL_NORMAL: KG_NORMAL, GOAL_BREAKTHROUGH: KG_BREAKTHROUGH, GOAL_LOSING: KG_LOSING}
 
 # End-of-game draw rules beyond repetition and the reversible-move count.
 ENDGAME_FMJD = "fmjd"          # 16- and 5-move rules (spec/rules.md 4.1)
@@ -229,6 +233,7 @@ def _make(name, hub_name, width, *, man_back_capture, flying_king, precedence,
     table[V_CAPTURE_DIRS] = 8 if orthogonal else 4
     table[V_NSQUARES] = n
     table[V_WIDTH] = width
+    table[V_GOAL] = KERNEL_GOALS[record.get("goal", GOAL_NORMAL)]
     table.flags.writeable = False
     steps = _build_steps(width)
     steps.flags.writeable = False
