@@ -254,10 +254,10 @@ KILLER = _make("killer", "killer", 10, man_back_capture=True, flying_king=True,
                precedence=PREC_COUNT, halt_behind_king=True)
 FRISIAN = _make("frisian", "frisian", 10, man_back_capture=True, flying_king=True,
                 precedence=PREC_FRISIAN, orthogonal=True, gametype=40,
-                endgame=ENDGAME_FRISIAN, max_same_king_moves=3)
+                endgame=ENDGAME_FRISIAN, max_same_king_moves=3, reversible_plies=0)
 FRYSK = _make("frysk", "frysk", 10, man_back_capture=True, flying_king=True,
               precedence=PREC_FRISIAN, orthogonal=True, gametype=40,
-              endgame=ENDGAME_FRISIAN, max_same_king_moves=3, start_rows=1,
+              endgame=ENDGAME_FRISIAN, max_same_king_moves=3, reversible_plies=0, start_rows=1,
               aliases=("frysk!",))
 BREAKTHROUGH = _make("breakthrough", "bt", 10, man_back_capture=True, flying_king=True,
                      precedence=PREC_COUNT, goal=GOAL_BREAKTHROUGH)
