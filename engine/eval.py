@@ -39,7 +39,7 @@ import numpy as np
 from numba import njit
 
 from .bits import lsb_index, popcount
-from .movegen import shift
+from .movegen import king_quiet_count as _king_moves, shift
 from .variants import (
     KG_BREAKTHROUGH, KG_LOSING, V_BOARD, V_FLYING_KING, V_GOAL, V_SHIFT_DL, V_SHIFT_DR,
     V_SHIFT_UL, V_SHIFT_UR, V_WIDTH,
@@ -137,20 +137,6 @@ def _tables(width: int) -> np.ndarray:
 def eval_tables(variant) -> np.ndarray:
     """The masks :func:`evaluate` needs for ``variant``'s board."""
     return _tables(variant.width)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _king_moves(ks, empty, V, flying):
-    n = 0
-    for d in range(4):
-        s = V[V_SHIFT_UL + d]
-        t = shift(ks, s) & empty
-        while t:
-            n += popcount(t)
-            if not flying:
-                break
-            t = shift(t, s) & empty
-    return n
 
 
 @njit(cache=True, nogil=True)

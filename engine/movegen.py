@@ -367,15 +367,22 @@ def count_moves(white, black, kings, turn, V, S, out, state):
     n += popcount(shift(men, V[V_SHIFT_UL + fwd + 1]) & empty)
     ks = own & kings
     if ks:
-        flying = V[V_FLYING_KING] != 0
-        for d in range(4):
-            s = V[V_SHIFT_UL + d]
-            t = shift(ks, s) & empty
-            while t:
-                n += popcount(t)
-                if not flying:
-                    break
-                t = shift(t, s) & empty
+        n += king_quiet_count(ks, empty, V, V[V_FLYING_KING] != 0)
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def king_quiet_count(ks, empty, V, flying):
+    """Number of quiet moves of the kings ``ks`` onto ``empty`` squares."""
+    n = 0
+    for d in range(4):
+        s = V[V_SHIFT_UL + d]
+        t = shift(ks, s) & empty
+        while t:
+            n += popcount(t)
+            if not flying:
+                break
+            t = shift(t, s) & empty
     return n
 
 
