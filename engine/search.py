@@ -42,6 +42,8 @@ from . import tt
 from .eval import WEIGHTS, eval_tables, evaluate
 from .game import ending_rule
 from .movegen import FLAG_PROMOTE, new_move_buffer, new_state
+from .options import DEFAULT_INTERVAL, DEFAULT_MARGIN, DEFAULT_THRESHOLD, Option, declare
+from .options import INT_OPTIONS as _INT_OPTIONS
 from .position import Move, Position, legal_moves, play, start_position, winner
 from .zobrist import ZOBRIST, board_key
 
@@ -86,27 +88,7 @@ class Result:
     pv: tuple[Move, ...]
 
 
-@dataclass(frozen=True)
-class Option:
-    """A tunable, declared to GUIs as a Hub ``param``."""
-
-    name: str
-    type: str
-    default: str
-    min: str | None = None
-    max: str | None = None
-    values: tuple[str, ...] = ()
-
-
-DEFAULT_THRESHOLD = False
-DEFAULT_MARGIN = 300
-DEFAULT_INTERVAL = 3
 LMR_DEPTH, LMR_MOVES = 3, 2    # reduce late quiet moves from this depth, after this many moves
-_INT_OPTIONS = {  # name: (default, min, max)
-    "tt-size": (tt.DEFAULT_LOG2, tt.MIN_LOG2, tt.MAX_LOG2),
-    "threshold-margin": (DEFAULT_MARGIN, 0, 5000),
-    "threshold-interval": (DEFAULT_INTERVAL, 1, 32),
-}
 
 
 def _parse_bool(value: str) -> bool | None:
@@ -151,12 +133,8 @@ class Searcher:
     # ----- options ---------------------------------------------------------------
     def options(self) -> list[Option]:
         """The tunables, as Hub ``param`` declarations."""
-        out = [Option("tt-size", "int", str(self.tt_log2), str(tt.MIN_LOG2), str(tt.MAX_LOG2)),
-               Option("threshold", "bool", "true" if self.threshold else "false")]
-        for name in ("threshold-margin", "threshold-interval"):
-            _, lo, hi = _INT_OPTIONS[name]
-            out.append(Option(name, "int", str(getattr(self, name.replace("-", "_"))), str(lo), str(hi)))
-        return out
+        return declare(self.tt_log2, self.threshold, self.threshold_margin,
+                       self.threshold_interval)
 
     def set_option(self, name: str, value: str) -> bool:
         """Set one option; False (and nothing changed) for an unknown name or a bad value."""

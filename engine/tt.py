@@ -9,8 +9,11 @@ parameter (log2 of the entry count, 16 bytes an entry).
 import numpy as np
 from numba import njit
 
+from .options import TT_DEFAULT_LOG2 as DEFAULT_LOG2
+from .options import TT_MAX_LOG2 as MAX_LOG2
+from .options import TT_MIN_LOG2 as MIN_LOG2
+
 BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 1, 2, 3
-MIN_LOG2, MAX_LOG2, DEFAULT_LOG2 = 16, 30, 22
 
 
 def new_table(log2: int) -> tuple[np.ndarray, np.ndarray]:

@@ -20,7 +20,7 @@ client checklist §2.8 and the recommendations §7:
   also records every line in (``>``) and out (``<``).  Every stdout line is flushed.
 * Importing numba takes longer than the 0.5 s a client should wait for ``wait``: the engine
   loads in a background thread after the handshake and ``init`` waits for it; the ``param``
-  lines come from a cache (see ``hubstart``).  End of input is noticed even while ``init``
+  lines come from modules that load without numba (see ``hubstart``).  End of input is noticed even while ``init``
   compiles.
 
 Non-standard extension, for scripted correctness runs (clients that do not know it never
@@ -39,7 +39,7 @@ import time
 import traceback
 import warnings
 
-from .hubstart import EngineLoader, cache_path, cached_params, param_lines, store_params
+from .hubstart import EngineLoader, param_lines
 from .hubwire import Command, Level, error_line, info_line, line, parse_number, tokenize
 
 NAME = "Rafle"
@@ -238,13 +238,7 @@ class Hub:
         version = _version()
         self.out.send(line("id", ("name", NAME), ("version", version), ("author", AUTHOR),
                            ("country", COUNTRY)))
-        path = cache_path(version)
-        params = cached_params(path)
-        if params is None:
-            self.engine()
-            params = param_lines(self.loader)
-            store_params(path, params)
-        for text in params:
+        for text in param_lines():
             self.out.send(text)
         self.out.send("wait")
         self.loader.start()  # numba loads while the GUI sends set-param and init

@@ -1,0 +1,47 @@
+"""The searcher's tunables and their defaults, declared without loading any kernel.
+
+The Hub front end declares these as ``param`` lines before numba is imported (clients
+expect ``wait`` within about half a second of launch); ``engine.search.Searcher``
+validates and applies them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Option:
+    """A tunable, declared to GUIs as a Hub ``param``."""
+
+    name: str
+    type: str
+    default: str
+    min: str | None = None
+    max: str | None = None
+    values: tuple[str, ...] = ()
+
+
+TT_MIN_LOG2, TT_MAX_LOG2, TT_DEFAULT_LOG2 = 16, 30, 22
+DEFAULT_THRESHOLD = False
+DEFAULT_MARGIN = 300
+DEFAULT_INTERVAL = 3
+INT_OPTIONS = {  # name: (default, min, max)
+    "tt-size": (TT_DEFAULT_LOG2, TT_MIN_LOG2, TT_MAX_LOG2),
+    "threshold-margin": (DEFAULT_MARGIN, 0, 5000),
+    "threshold-interval": (DEFAULT_INTERVAL, 1, 32),
+}
+
+
+def declare(tt_log2: int, threshold: bool, margin: int, interval: int) -> list[Option]:
+    """The options with these current values, in the order GUIs are shown them."""
+    out = [Option("tt-size", "int", str(tt_log2), str(TT_MIN_LOG2), str(TT_MAX_LOG2)),
+           Option("threshold", "bool", "true" if threshold else "false")]
+    for name, value in (("threshold-margin", margin), ("threshold-interval", interval)):
+        _, lo, hi = INT_OPTIONS[name]
+        out.append(Option(name, "int", str(value), str(lo), str(hi)))
+    return out
+
+
+def default_options() -> list[Option]:
+    """The options of a fresh ``Searcher``."""
+    return declare(TT_DEFAULT_LOG2, DEFAULT_THRESHOLD, DEFAULT_MARGIN, DEFAULT_INTERVAL)
