@@ -19,7 +19,7 @@ import pytest
 from engine import get_variant, legal_moves, move_to_hub, start_position
 from protocol.hub import Hub, Output
 from protocol.hubwire import tokenize
-from test_hub import INIT_WAIT, HubProcess
+from test_hub import INIT_WAIT, HubProcess, hub  # noqa: F401  (the module-scoped fixture)
 
 draughts = pytest.importorskip("draughts")
 from draughts import Board  # noqa: E402
@@ -70,18 +70,6 @@ def test_variant_param_lists_exactly_the_implemented_variants():
     assert engine.close() == 0
     assert lines[1] == f'param name=variant value=normal type=enum values="{HUB_VARIANTS}"'
     assert {get_variant(name).hub_name for name in HUB_VARIANTS.split()} == set(HUB_VARIANTS.split())
-
-
-@pytest.fixture(scope="module")
-def hub():
-    engine = HubProcess()
-    engine.send("hub")
-    engine.read_until("wait")
-    engine.send("init")
-    assert engine.read_until("ready", INIT_WAIT) == ["ready"]
-    yield engine
-    engine.send("quit")
-    assert engine.close() == 0
 
 
 def perft_moves(hub: HubProcess) -> set[str]:
