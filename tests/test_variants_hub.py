@@ -19,7 +19,7 @@ import pytest
 from engine import get_variant, legal_moves, move_to_hub, start_position
 from protocol.hub import Hub, Output
 from protocol.hubwire import tokenize
-from test_hub import INIT_WAIT, HubProcess, hub  # noqa: F401  (the module-scoped fixture)
+from test_hub import HubProcess, hub  # noqa: F401  (the module-scoped fixture)
 
 draughts = pytest.importorskip("draughts")
 from draughts import Board  # noqa: E402
