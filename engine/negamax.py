@@ -92,14 +92,20 @@ def endgame_limit(white, black, kings):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _has_quiet(white, black, kings, turn, V):
+def _man_steps(white, black, kings, turn, V):
+    """The empty squares a man of the side to move can step onto."""
     empty = V[V_BOARD] & ~(white | black)
-    own = white if turn == 0 else black
-    men = own & ~kings
+    men = (white if turn == 0 else black) & ~kings
     fwd = 0 if turn == 0 else 2
-    if (shift(men, V[V_SHIFT_UL + fwd]) | shift(men, V[V_SHIFT_UL + fwd + 1])) & empty:
+    return (shift(men, V[V_SHIFT_UL + fwd]) | shift(men, V[V_SHIFT_UL + fwd + 1])) & empty
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _has_quiet(white, black, kings, turn, V):
+    if _man_steps(white, black, kings, turn, V):
         return True
-    ks = own & kings
+    empty = V[V_BOARD] & ~(white | black)
+    ks = (white if turn == 0 else black) & kings
     if ks:
         for d in range(4):
             if shift(ks, V[V_SHIFT_UL + d]) & empty:
@@ -110,12 +116,8 @@ def _has_quiet(white, black, kings, turn, V):
 @njit(cache=True, nogil=True, inline="always")
 def _can_crown(white, black, kings, turn, V):
     """A man of the side to move can step onto its promotion row."""
-    empty = V[V_BOARD] & ~(white | black)
-    own = white if turn == 0 else black
-    men = own & ~kings
-    fwd = 0 if turn == 0 else 2
     row = V[V_PROMO_WHITE] if turn == 0 else V[V_PROMO_BLACK]
-    return ((shift(men, V[V_SHIFT_UL + fwd]) | shift(men, V[V_SHIFT_UL + fwd + 1])) & empty & row) != 0
+    return (_man_steps(white, black, kings, turn, V) & row) != 0
 
 
 @njit(cache=True, nogil=True)
