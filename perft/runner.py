@@ -12,7 +12,7 @@ import time
 
 from engine import BadInput, get_variant, move_to_hub, parse_position, pos_to_fen, warm_up
 
-from .suite import Count, count, load_suite, select
+from .suite import REFERENCE, Count, count, load_suite, select
 
 MAX_DEPTH = 64
 PROGRESS_AFTER = 2.0     # seconds before a run starts reporting progress
@@ -50,7 +50,9 @@ def _parser() -> _Parser:
                    help="make every leaf move instead of counting the last ply")
     p.add_argument("--variant", default=None,
                    help="variant of --fen (default international); with --suite a filter")
-    p.add_argument("--suite", metavar="FILE", help="run a reference suite (reference.json format)")
+    p.add_argument("--suite", metavar="FILE", nargs="?", const=str(REFERENCE),
+                   help="run a reference suite (reference.json format); without FILE the "
+                        "built-in one of published counts")
     p.add_argument("--max-nodes", type=_count_arg, default=None, metavar="N",
                    help="with --suite: skip cases of more than N nodes (e.g. 50M)")
     p.add_argument("--quiet", action="store_true", help="no progress line")

@@ -1,6 +1,7 @@
 """Perft counting with per-root-move progress, and reference suites.
 
-A suite is a JSON list in the format of ``shared/perft/reference.json``: entries with
+A suite is a JSON list in the format of ``perft/data/reference.json`` (the built-in
+suite: published counts, each entry with its source): entries with
 ``variant``, ``position`` (a label), ``fen``, ``depth``, ``nodes`` and
 ``dup_captures_once``.  Rafle merges duplicate captures (one move per from, to and
 captured set), so entries that count every capture path (``dup_captures_once`` false)
@@ -61,6 +62,14 @@ def count(pos: Position, depth: int, bulk: bool = True, progress: Progress | Non
 
 
 # ----- reference suites ------------------------------------------------------------
+
+REFERENCE = Path(__file__).resolve().parent / "data" / "reference.json"
+
+
+def load_reference() -> list[dict]:
+    """The built-in suite: every published count Rafle checks itself against."""
+    return load_suite(REFERENCE)
+
 
 @dataclass
 class Case:

@@ -26,9 +26,9 @@ from engine import (
     pos_to_fen, pos_to_hub, start_position,
 )
 from engine.search import Limits, Searcher
+from perft.suite import load_reference
 from protocol.hubwire import Level, score_text, tokenize
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 START = pos_to_hub(start_position())
 WAIT = 60.0  # seconds before a missing line counts as a hang
 # The first `init` may compile every kernel: CI installs the package, so the subprocess has
@@ -420,7 +420,7 @@ def test_ponder_then_stop(hub):
 # ----- perft extension ----------------------------------------------------------------------
 
 def perft_cases():
-    data = json.loads((SHARED / "perft" / "reference.json").read_text())
+    data = load_reference()
     seen, cases = set(), []
     for entry in data:
         key = (entry["fen"], entry["depth"])

@@ -1,4 +1,4 @@
-"""Perft against the published counts of shared/perft/reference.json, and ``rafle perft``.
+"""Perft against the published counts of perft/data/reference.json, and ``rafle perft``.
 
 Every international entry that merges duplicate captures (``dup_captures_once`` true)
 or does not say (null: py-draughts' depth-1 data) is a case; the counts are read from
@@ -16,11 +16,10 @@ import pytest
 
 import slow_rules
 from engine import legal_moves, move_to_hub, parse_position, perft, perft_divide, play
+from perft.suite import load_reference
 from protocol.cli import main as cli
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-REFERENCE = SHARED / "perft" / "reference.json"
-ENTRIES = json.loads(REFERENCE.read_text(encoding="utf-8"))
+ENTRIES = load_reference()
 CI_NODES = 50_000_000      # bulk counts up to here run in CI
 FULL_NODES = 2_000_000     # making every leaf: up to here in CI,
 FULL_SLOW_NODES = 100_000_000   # and up to here with -m slow
@@ -233,3 +232,11 @@ def test_real_process_bad_fen_and_json():
     assert good.returncode == 0, good.stderr
     assert [json.loads(line)["nodes"] for line in good.stdout.splitlines()] == \
         [counts(START_FEN, d) for d in (1, 2, 3)]
+
+
+def test_cli_builtin_suite_without_a_file(capsys):
+    # `--suite` alone runs the suite shipped in the package (a fresh install has it).
+    assert cli(["perft", "--suite", "--variant", "russian", "--max-nodes", "20k", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    ok = int(out.split("suite: ")[1].split(" ok")[0])
+    assert ok >= 5 and "0 mismatches" in out

@@ -1,6 +1,6 @@
 """Every variant besides international: reference perft, the slow twin, rules by example.
 
-* Perft: every variant's entries of shared/perft/reference.json that merge duplicate
+* Perft: every variant's entries of perft/data/reference.json that merge duplicate
   captures, read from the file; up to CI_NODES in CI, the rest with ``-m slow``.
 * The slow twin (``slow_rules_variants``, written from spec/rules.md) against the
   kernels on random positions of four kinds: game playouts, random boards, "king
@@ -14,7 +14,7 @@ import random
 import pytest
 
 import slow_rules_variants as twin
-from conftest import load_reference
+from perft.suite import load_reference
 from engine import (
     BLACK, WHITE, BadInput, Position, get_variant, legal_moves, parse_position, perft, play,
     pos_from_fen, pos_from_hub, pos_to_fen, pos_to_hub, start_position,

@@ -1,4 +1,4 @@
-"""Reference perft for the variants that shared/perft/reference.json has no entry for.
+"""Reference perft for the variants that perft/data/reference.json has no entry for.
 
 Breakthrough and antidraughts move exactly as international draughts, and frysk as
 Frisian (only the start, or the goal, differ), so they must reproduce those variants'
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import load_reference
+from perft.suite import load_reference
 from engine import get_variant, parse_position, perft
 
 MAX_NODES = 2_000_000     # enough cases for CI without the deep ones
