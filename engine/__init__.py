@@ -1,14 +1,20 @@
 """Rafle's engine: rules, move generation, search and evaluation (the numba part).
 
-This package does no I/O.  The protocol layer uses only the names exported here.
-They are loaded on first use (PEP 562), so that ``engine.variants`` and
-``engine.options`` can be read without importing numba: the Hub front end declares
-its parameters from them before the kernels load.
+This package does no I/O.  The protocol layer and ``perft`` use only the names exported
+here (a test reads their imports).  Names are loaded on first use (PEP 562): this is
+the one lazy loader of the project.  Reading a numba-free name (the variants, the
+search options) does not import numba, so the Hub front end can declare its
+parameters at once and load the kernels later, by touching a kernel-backed name
+(:func:`load`) in a background thread.
 """
 from importlib import import_module
 
 _EXPORTS = {
     "errors": ("BadInput",),
+    "game": ("Game", "Outcome"),
+    "options": ("Option", "default_options", "parse_bool", "parse_int", "parse_float"),
+    "pdn": ("PdnGame", "read_pdn", "write_pdn"),
+    "search": ("Info", "Limits", "Result", "Searcher"),
     "notation": ("capture_paths", "move_from_hub", "move_from_pdn", "move_to_hub", "move_to_pdn",
                  "parse_position", "pos_from_fen", "pos_from_hub", "pos_to_fen", "pos_to_hub",
                  "square_name"),
@@ -28,6 +34,12 @@ def __getattr__(name: str):
     value = getattr(import_module(f".{module}", __name__), name)
     globals()[name] = value
     return value
+
+
+def load() -> None:
+    """Import every kernel-backed module now (numba and its cache: about a second warm)."""
+    for module in _EXPORTS:
+        import_module(f".{module}", __name__)
 
 
 def __dir__():

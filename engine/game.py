@@ -57,7 +57,7 @@ from typing import Sequence
 
 from .errors import BadInput
 from .notation import move_to_hub
-from .position import (BLACK, WHITE, Move, Position, barred_king, legal_moves, play,
+from .position import (BLACK, WHITE, Move, Position, barred_king, barred_square, legal_moves, play,
                        start_position, winner)
 from .variants import (ENDGAME_FMJD, ENDGAME_FRISIAN, ENDGAME_RUSSIAN, GOAL_BREAKTHROUGH,
                        GOAL_LOSING, INTERNATIONAL, Variant)
@@ -282,7 +282,9 @@ class Game:
     def legal_moves(self) -> list[Move]:
         """The moves allowed now: the board's legal moves, less a Frisian king's barred
         fourth quiet move in a row (:func:`allowed_moves`)."""
-        return allowed_moves(self.position, self.moves)
+        pos = self.position
+        barred = barred_square(self.positions[:-1], pos)
+        return [m for m in legal_moves(pos) if m.captured or m.frm != barred]
 
     def push(self, move: Move) -> None:
         """Play ``move``; raises :class:`BadInput` if it is not allowed here."""

@@ -6,6 +6,7 @@ validates and applies them.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 
@@ -45,3 +46,32 @@ def declare(tt_log2: int, threshold: bool, margin: int, interval: int) -> list[O
 def default_options() -> list[Option]:
     """The options of a fresh ``Searcher``."""
     return declare(TT_DEFAULT_LOG2, DEFAULT_THRESHOLD, DEFAULT_MARGIN, DEFAULT_INTERVAL)
+
+
+# ----- parsing a value: the one place where option and level values are read ----------------
+
+def parse_bool(text: str) -> bool | None:
+    """``true/false``, ``1/0``, ``on/off``, ``yes/no`` (any case); None for anything else."""
+    v = str(text).strip().lower()
+    return True if v in ("true", "1", "on", "yes") else False if v in ("false", "0", "off", "no") else None
+
+
+def parse_float(text: str) -> float | None:
+    """A finite decimal number (``1.5``, ``2``, ``1e3``); None for anything else (nan, inf too)."""
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def parse_int(text: str, lo: int, hi: int) -> int | None:
+    """A whole number within ``[lo, hi]`` (``12``; ``1e3`` and ``12.0`` too); None otherwise."""
+    value = parse_float(text)
+    if value is None or value != int(value):
+        try:
+            value = int(str(text).strip())     # exact for integers too large for a float
+        except ValueError:
+            return None
+    n = int(value)
+    return n if lo <= n <= hi else None

@@ -192,6 +192,39 @@ def barred_king(pos: Position, own_moves: list[Move]) -> int | None:
     return last[-1].to if pos.piece_at(last[-1].to) == "WB"[pos.turn] else None
 
 
+def barred_square(history: list[Position], pos: Position) -> int | None:
+    """Frisian: the square of the king of the side to move that may not make a quiet move
+    now, read from the game's positions before ``pos`` (oldest first), or None.
+
+    A side that still has men may not move the same king more than
+    ``variant.max_same_king_moves`` times in a row without capturing (spec/rules.md 4.3);
+    captures stay allowed.  A record that starts later than the game knows fewer moves.
+    """
+    limit = pos.variant.max_same_king_moves
+    seq = list(history) + [pos]
+    if not limit or len(seq) < 2 * limit + 1 or not pos.count(pos.turn)[0]:
+        return None
+    mine = WHITE if pos.turn == WHITE else BLACK
+    chain_from = None
+    for i in range(limit):                      # own moves, latest first
+        before, after = seq[-3 - 2 * i], seq[-2 - 2 * i]
+        own_b = before.white if mine == WHITE else before.black
+        own_a = after.white if mine == WHITE else after.black
+        opp_b = before.black if mine == WHITE else before.white
+        opp_a = after.black if mine == WHITE else after.white
+        frm, to = own_b & ~own_a, own_a & ~own_b
+        if opp_a != opp_b or not (frm & before.kings) or bin(frm).count("1") != 1:
+            return None                          # a capture, a man's move or no move
+        if chain_from is not None and to != chain_from:
+            return None                          # another king
+        chain_from = frm
+        if i == 0:
+            last_to = to
+    if not (last_to & pos.kings & (pos.white if mine == WHITE else pos.black)):
+        return None
+    return pos.variant.bit_square(last_to.bit_length() - 1)
+
+
 def warm_up() -> None:
     """Run every rules kernel once so that later calls pay no compile or load time."""
     pos = start_position()

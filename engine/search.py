@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import threading
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Callable
 
@@ -42,9 +43,10 @@ from . import tt
 from .eval import WEIGHTS, eval_tables, evaluate
 from .game import ending_rule
 from .movegen import FLAG_PROMOTE, new_move_buffer, new_state
-from .options import DEFAULT_INTERVAL, DEFAULT_MARGIN, DEFAULT_THRESHOLD, Option, declare
+from .options import (DEFAULT_INTERVAL, DEFAULT_MARGIN, DEFAULT_THRESHOLD, Option, declare,
+                      parse_bool, parse_int)
 from .options import INT_OPTIONS as _INT_OPTIONS
-from .position import Move, Position, legal_moves, play, start_position, winner
+from .position import Move, Position, barred_square, legal_moves, play, start_position, winner
 from .zobrist import ZOBRIST, board_key
 
 HISTORY_KEYS = 100   # the 25-move rule ends a reversible chain after 50 plies
@@ -91,19 +93,6 @@ class Result:
 LMR_DEPTH, LMR_MOVES = 3, 2    # reduce late quiet moves from this depth, after this many moves
 
 
-def _parse_bool(value: str) -> bool | None:
-    v = str(value).strip().lower()
-    return True if v in ("true", "1", "on", "yes") else False if v in ("false", "0", "off", "no") else None
-
-
-def _parse_int(value: str, lo: int, hi: int) -> int | None:
-    try:
-        n = int(str(value).strip())
-    except ValueError:
-        return None
-    return n if lo <= n <= hi else None
-
-
 class Searcher:
     """Owns the search tables; one search at a time (``stop``/``ponder_hit`` from any thread)."""
 
@@ -141,7 +130,7 @@ class Searcher:
         if self._running:
             return False
         if name == "threshold":
-            flag = _parse_bool(value)
+            flag = parse_bool(value)
             if flag is None:
                 return False
             self.threshold = flag
@@ -149,7 +138,7 @@ class Searcher:
         if name not in _INT_OPTIONS:
             return False
         _, lo, hi = _INT_OPTIONS[name]
-        n = _parse_int(value, lo, hi)
+        n = parse_int(value, lo, hi)
         if n is None:
             return False
         if name == "tt-size":
@@ -199,6 +188,29 @@ class Searcher:
                 self._cond.notify_all()
 
     # ----- the search ------------------------------------------------------------------
+    def start(self, pos: Position, history: list[Position], limits: Limits,
+              on_info: Callable[[Info], None] | None = None, ponder: bool = False,
+              analyze: bool = False, started: float | None = None) -> "Future[Result]":
+        """Run :meth:`search` in a background thread; its result (or exception) arrives in
+        the returned future.  ``stop`` and ``ponder_hit`` work on it from any thread.
+
+        The thread is a daemon: a process that leaves while a search runs is not held.
+        """
+        future: Future = Future()
+        future.set_running_or_notify_cancel()
+
+        def run() -> None:
+            try:
+                result = self.search(pos, history, limits, on_info, ponder=ponder,
+                                     analyze=analyze, started=started)
+            except BaseException as exc:   # handed to whoever waits on the future
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+
+        threading.Thread(target=run, name="rafle-search", daemon=True).start()
+        return future
+
     def search(self, pos: Position, history: list[Position], limits: Limits,
                on_info: Callable[[Info], None] | None = None, ponder: bool = False,
                analyze: bool = False, started: float | None = None,
@@ -221,7 +233,10 @@ class Searcher:
         timer = None
         try:
             legal = legal_moves(pos)
-            moves = legal if root_moves is None else [m for m in legal if m in set(root_moves)]
+            if root_moves is None:
+                barred = barred_square(history, pos)
+                root_moves = [m for m in legal if m.captured or m.frm != barred]
+            moves = [m for m in legal if m in set(root_moves)]
             if not moves:
                 return Result(None, None, None, 0, 0, time.monotonic() - start, ())
             if len(moves) == 1 and not (ponder or analyze):
