@@ -11,8 +11,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from engine import move_to_hub, pos_from_fen
-from engine.search import Limits, Searcher
+from engine import Limits, Searcher, move_to_hub, pos_from_fen
 
 DEFAULT_DEPTH = 11
 BENCH_TT_LOG2 = 20

@@ -7,11 +7,11 @@ import sys
 # subcommand -> (module, one-line help).  Each module has ``main(argv) -> int``.
 COMMANDS = {
     "perft": ("perft.runner", "count leaf nodes (move generator check), divide, suites"),
-    "hub": ("protocol.hub", "speak the Hub protocol on stdin/stdout (for GUIs and clients)"),
-    "dxp": ("protocol.dxp", "play over DXP (DamExchange) on TCP"),
-    "play": ("protocol.textmode", "play and study in the terminal"),
+    "hub": ("protocol.hub.server", "speak the Hub protocol on stdin/stdout (for GUIs and clients)"),
+    "dxp": ("protocol.dxp.cli", "play over DXP (DamExchange) on TCP"),
+    "play": ("protocol.text.cli", "play and study in the terminal"),
     "bench": ("protocol.bench", "search a fixed set of positions; prints the node signature"),
-    "match": ("protocol.match", "play a match between two Hub engines"),
+    "match": ("protocol.match.runner", "play a match between two Hub engines"),
 }
 
 

@@ -12,13 +12,14 @@ import subprocess
 import sys
 import threading
 from collections import deque
+from concurrent.futures import Future
 
 import pytest
 
 from engine import legal_moves, parse_position
-from engine.search import Limits, Result
-from protocol import dxpsession as dxp
-from protocol.dxpwire import (START_BOARD, BackAcc, BackReq, Chat, DxpError, DxpVersionError, Framer,
+from engine import Limits, Result
+from protocol.dxp import session as dxp
+from protocol.dxp.wire import (START_BOARD, BackAcc, BackReq, Chat, DxpError, DxpVersionError, Framer,
                               GameAcc, GameEnd, GameReq, MoveMsg, decode, encode, format_minutes,
                               parse_minutes)
 
@@ -215,6 +216,13 @@ class FirstMove:
     def think(self, pos, history, limits):
         move = legal_moves(pos)[0]
         return Result(move, None, 0, 1, 1, 0.0, (move,))
+
+    def start(self, pos, history, limits) -> Future:
+        """``think`` in a thread, answered through a future, as ``Searcher.start`` does."""
+        future = Future()
+        threading.Thread(target=lambda: future.set_result(self.think(pos, history, limits)),
+                         daemon=True).start()
+        return future
 
     def stop(self):
         pass
@@ -541,7 +549,7 @@ def test_clock_budgets():
     (["--variant", "turkish"], "unknown variant"),
 ])
 def test_command_line_errors(argv, words, capsys):
-    from protocol import dxp as front
+    from protocol.dxp import cli as front
     with pytest.raises(SystemExit) as exit_:
         front.main(argv)
     assert exit_.value.code == 2
@@ -558,12 +566,12 @@ def test_dxp_variant_refused_by_the_executable():
 
 @pytest.mark.parametrize("name", ["international", "Normal", "standard", "fmjd"])
 def test_dxp_variant_international_names_are_accepted(name):
-    from protocol import dxp as front
+    from protocol.dxp import cli as front
     front._check_variant(name, front._parser())     # no SystemExit
 
 
 def test_connect_failure_is_reported_not_raised(capsys):
-    from protocol import dxp as front
+    from protocol.dxp import cli as front
     with socket.socket() as s:          # a port that was free a moment ago: nobody listens
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

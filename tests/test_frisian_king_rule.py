@@ -19,9 +19,9 @@ from engine.game import Game
 from engine.negamax import WIN_BOUND
 from engine.pdn import read_pdn
 from engine.search import Limits, Searcher
-from protocol import match
-from protocol.text_session import Session
-from protocol.thinking import Thinker
+from protocol.match import runner as match
+from protocol.text.session import Session
+from protocol.text.thinking import Thinker
 from test_hub import INIT_WAIT, HubProcess
 
 FRISIAN = get_variant("frisian")

@@ -27,7 +27,7 @@ from engine import (
 )
 from engine.search import Limits, Searcher
 from perft.suite import load_reference
-from protocol.hubwire import Level, score_text, tokenize
+from protocol.hub.wire import Level, score_text, tokenize
 
 START = pos_to_hub(start_position())
 WAIT = 60.0  # seconds before a missing line counts as a hang
@@ -167,7 +167,7 @@ def handshake(env=None) -> list[str]:
 
 def test_handshake_needs_no_numba(tmp_path):
     """`hub` is answered without importing numba, so `wait` comes fast even on a first run."""
-    code = ("import sys; from protocol.hubstart import param_lines; lines = param_lines(); "
+    code = ("import sys; from protocol.hub.server import param_lines; lines = param_lines(); "
             "print(len(lines), 'numba' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=Path(__file__).resolve().parents[1], check=True).stdout.split()

@@ -24,10 +24,10 @@ from engine import (
     pos_from_fen, pos_to_fen, start_position,
 )
 from engine.game import Game
-from protocol import board_view
-from protocol.move_entry import parse_move
-from protocol.study import parse_setup
-from protocol.text_commands import COMMANDS
+from protocol.text import board as board_view
+from protocol.text.moves import parse_move
+from protocol.text.study import parse_setup
+from protocol.text.commands import COMMANDS
 
 ROOT = Path(__file__).resolve().parents[1]
 START_FEN = pos_to_fen(start_position())
@@ -394,8 +394,8 @@ def test_eight_by_eight_boards_follow_their_variant():
 
 
 def test_random_games_typed_in_every_variant_end_by_its_rules():
-    from protocol.text_commands import execute
-    from protocol.text_session import Session
+    from protocol.text.commands import execute
+    from protocol.text.session import Session
 
     rng = random.Random(2)
     for variant in VARIANTS.values():

@@ -17,8 +17,8 @@ import threading
 import pytest
 
 from engine import get_variant, legal_moves, move_to_hub, start_position
-from protocol.hub import Hub, Output
-from protocol.hubwire import tokenize
+from protocol.hub.server import Hub, Output
+from protocol.hub.wire import tokenize
 from test_hub import HubProcess, hub  # noqa: F401  (the module-scoped fixture)
 
 draughts = pytest.importorskip("draughts")

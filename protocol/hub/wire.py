@@ -11,11 +11,13 @@ is not a name character), except ``pv``, which is always quoted because lidraugh
 its first and last characters (protocols.md §6 P13).
 
 ``Level`` accumulates ``level`` lines into search limits.  This module knows nothing about the
-engine: it turns text into tuples and numbers, and numbers into text.
+engine but its value parser: it turns text into tuples and numbers, and numbers into text.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from engine import parse_float
 
 
 @dataclass(frozen=True)
@@ -143,9 +145,9 @@ class Level:
             if key == "infinite":
                 self.fields["infinite"] = True
             elif key in self.INTEGERS or key in self.REALS:
-                number = parse_number(value, integer=key in self.INTEGERS)
+                number = parse_float(value)   # lenient: 4.8, 1e3, 5.0 for an integer
                 if number is not None:
-                    self.fields[key] = number
+                    self.fields[key] = int(number) if key in self.INTEGERS else number
             # anything else (handicap, ply, ponder, ...) is ignored, as the spec asks
 
     def limits(self, limits_type, analyze: bool):
@@ -195,16 +197,3 @@ def info_line(depth: int, mean_depth: float, score: int | None, nodes: int, seco
     if pv:
         parts.append('pv="' + " ".join(pv) + '"')
     return " ".join(parts)
-
-
-def parse_number(text: str | None, integer: bool = False) -> float | int | None:
-    """A lenient number (``3``, ``4.8``, ``1e3``, ``5.0`` for an integer); None if unusable."""
-    if text is None:
-        return None
-    try:
-        value = float(text.strip())
-    except ValueError:
-        return None
-    if value != value or value in (float("inf"), float("-inf")):
-        return None
-    return int(value) if integer else value

@@ -1,34 +1,31 @@
 """The DXP dialogue of one connection: the socket side and the game state machine.
 
-:class:`Link` reads NUL-framed messages (``protocol.dxpwire``) with timeouts and spaces
+:class:`Link` reads NUL-framed messages (``protocol.dxp.wire``) with timeouts and spaces
 out what we send; :class:`Session` is the state machine of ``spec/protocols.md`` §3.2
 (states in :class:`State`), for the follower and the initiator; :class:`Clock` keeps
 our own time, since the GAMEREQ minutes are the whole game's.  Rules come from
 ``engine.game``, moves from a player (Rafle's search, or a scripted one in tests).
-The behaviour choices are listed in ``protocol.dxp``.
+The behaviour choices are listed in ``protocol.dxp.cli``.
 """
 from __future__ import annotations
 
 import enum
 import socket
-import threading
 import time
 from collections import deque
+from concurrent.futures import Future, wait
 from dataclasses import dataclass, field, replace
 
-from engine import (BLACK, WHITE, BadInput, Position, legal_moves, pos_from_hub, pos_to_fen,
-                    pos_to_hub, start_position)
-from engine.game import Game, Outcome
-from engine.search import Limits, Result, Searcher
+import engine
 
-from .dxpwire import (BackAcc, BackReq, Chat, DxpError, DxpVersionError, Framer, GameAcc,
+from .wire import (BackAcc, BackReq, Chat, DxpError, DxpVersionError, Framer, GameAcc,
                       GameEnd, GameReq, MoveMsg, decode, format_minutes, frame,
                       parse_minutes)
 
 PAUSE = 0.15                # seconds between two messages we send (P1)
 ZERO_TIME_MOVETIME = 0.15   # per-move budget when the GAMEREQ time is 000 (P3)
 CONFIRM_TIMEOUT = 10.0      # wait for the peer's GAMEEND confirmation
-NAME = "Rafle"    # also in protocol.dxp, which must not import this module early
+NAME = "Rafle"
 
 
 class State(enum.Enum):
@@ -127,17 +124,19 @@ class Link:
 class SearchPlayer:
     """Rafle's search behind the small interface a session needs (tests plug in others)."""
 
-    def __init__(self, searcher: Searcher, depth: int | None = None):
+    def __init__(self, searcher: engine.Searcher, depth: int | None = None):
         self.searcher = searcher
         self.depth = depth
 
     def new_game(self) -> None:
         self.searcher.new_game()
 
-    def think(self, pos: Position, history: list[Position], limits: Limits) -> Result:
+    def start(self, pos: engine.Position, history: list[engine.Position],
+              limits: engine.Limits) -> Future:
+        """Start a search; the future holds its ``Result``."""
         if self.depth is not None:
             limits = replace(limits, depth=self.depth)
-        return self.searcher.search(pos, history, limits)
+        return self.searcher.start(pos, history, limits)
 
     def stop(self) -> None:
         self.searcher.stop()
@@ -158,18 +157,18 @@ class Clock:
     def remaining(self) -> float | None:
         return None if self.budget is None else self.budget - self.used
 
-    def limits(self, moves_left: int | None) -> Limits:
+    def limits(self, moves_left: int | None) -> engine.Limits:
         if self.budget is None:
-            return Limits(movetime=self.movetime or ZERO_TIME_MOVETIME)
+            return engine.Limits(movetime=self.movetime or ZERO_TIME_MOVETIME)
         # keep a reserve for the network and the pause before sending, never hand out <= 0
         left = self.remaining
         reserve = min(2.0, 0.1 + 0.02 * max(left, 0.0))
         usable = max(left - reserve, 0.02)
         if self.movetime is not None:   # a fixed move time, but never more than the clock holds
-            return Limits(movetime=min(self.movetime, usable))
-        return Limits(time=usable, moves=moves_left)
+            return engine.Limits(movetime=min(self.movetime, usable))
+        return engine.Limits(time=usable, moves=moves_left)
 
-    def charge(self, elapsed: float, limits: Limits) -> None:
+    def charge(self, elapsed: float, limits: engine.Limits) -> None:
         allowed = [x for x in (limits.movetime, self.remaining) if x is not None]
         self.used += elapsed
         self.slowest = max(self.slowest, elapsed)
@@ -182,7 +181,7 @@ class GameRecord:
     number: int
     our_colour: int
     opponent: str
-    start: Position
+    start: engine.Position
     result: str = "*"
     reason: str = ""
     plies: int = 0
@@ -196,23 +195,23 @@ class Config:
     games: int = 1
     minutes: float = 0.0
     moves: int = 0
-    starts: list[Position] = field(default_factory=lambda: [start_position()])
+    starts: list[engine.Position] = field(default_factory=lambda: [engine.start_position()])
     claim_end: bool = False
     movetime: float | None = None
     peer_timeout: float = 300.0
     confirm_timeout: float = CONFIRM_TIMEOUT
 
 
-def to_dxp_board(pos: Position) -> str:
-    return pos_to_hub(pos)[1:].translate(str.maketrans("bB", "zZ"))
+def to_dxp_board(pos: engine.Position) -> str:
+    return engine.pos_to_hub(pos)[1:].translate(str.maketrans("bB", "zZ"))
 
 
-def from_dxp_board(board: str, white_to_move: bool) -> Position:
-    return pos_from_hub(("W" if white_to_move else "B") + board.translate(str.maketrans("zZ", "bB")))
+def from_dxp_board(board: str, white_to_move: bool) -> engine.Position:
+    return engine.pos_from_hub(("W" if white_to_move else "B") + board.translate(str.maketrans("zZ", "bB")))
 
 
 def colour_name(side: int) -> str:
-    return "white" if side == WHITE else "black"
+    return "white" if side == engine.WHITE else "black"
 
 
 # ----- the dialogue --------------------------------------------------------------------
@@ -224,13 +223,13 @@ class Session:
         self.link, self.player, self.config, self.log = link, player, config, log
         self.state = State.IDLE
         self.records: list[GameRecord] = []
-        self.game: Game | None = None
+        self.game: engine.Game | None = None
         self.record: GameRecord | None = None
         self.clock: Clock | None = None
         self.move_limit = 0
         self.turn_started = 0.0
         self.last_score: int | None = None
-        self.decided: tuple[int, Outcome] | None = None   # (ply, outcome): the rules ended the game
+        self.decided: tuple[int, engine.Outcome] | None = None   # (ply, outcome): the rules ended the game
         self.stop_after_confirm = False
         self.games_requested = 0
 
@@ -315,16 +314,16 @@ class Session:
             self.link.send(GameAcc(self.config.name, 2))
             return
         try:
-            start = start_position() if req.board is None else from_dxp_board(req.board, req.white_to_move)
-        except BadInput as exc:
+            start = engine.start_position() if req.board is None else from_dxp_board(req.board, req.white_to_move)
+        except engine.BadInput as exc:
             self._protocol_error(f"GAMEREQ position: {exc}", refuse_request=True)
             return
-        if not legal_moves(start):
+        if not engine.legal_moves(start):
             self.log("refused a GAMEREQ: no legal move in the start position")
             self.link.send(GameAcc(self.config.name, 2))
             return
         self.link.send(GameAcc(self.config.name, 0))
-        self._begin(start, WHITE if req.follower_white else BLACK, req.name, req.minutes, req.moves)
+        self._begin(start, engine.WHITE if req.follower_white else engine.BLACK, req.name, req.minutes, req.moves)
 
     def _on_gameacc(self, acc: GameAcc) -> None:
         if self.state is not State.WAIT_ACC:
@@ -350,10 +349,10 @@ class Session:
             self._protocol_error(f"MOVE {text} {where} ({self.state.value})")
             return
         wanted = (msg.frm, msg.to, frozenset(msg.captured))
-        move = next((m for m in legal_moves(self.game.position)
+        move = next((m for m in engine.legal_moves(self.game.position)
                      if (m.frm, m.to, frozenset(m.captured)) == wanted), None)
         if move is None:
-            self._protocol_error(f"illegal move {text} in {pos_to_fen(self.game.position)}")
+            self._protocol_error(f"illegal move {text} in {engine.pos_to_fen(self.game.position)}")
             return
         self.game.push(move)
         self._set_turn()
@@ -378,7 +377,7 @@ class Session:
             result, reason = "1-1", "the peer claimed a draw"
         elif end.reason in (1, 3):
             winner = ours if end.reason == 1 else 1 - ours
-            result = "2-0" if winner == WHITE else "0-2"
+            result = "2-0" if winner == engine.WHITE else "0-2"
             reason = "the peer conceded" if end.reason == 1 else "the peer claimed the win"
         else:
             result, reason = "*", "ended by the peer"
@@ -392,8 +391,8 @@ class Session:
             self.link.send(BackAcc(1 if self.state is State.IDLE else 2))
             return
         # ply of the requested move (spec §3.6): move 1 white = ply 0; black starts one lower
-        ply = (req.move - 1) * 2 + (0 if req.white_to_move else 1) - (1 if self.game.start.turn == BLACK else 0)
-        wanted = WHITE if req.white_to_move else BLACK
+        ply = (req.move - 1) * 2 + (0 if req.white_to_move else 1) - (1 if self.game.start.turn == engine.BLACK else 0)
+        wanted = engine.WHITE if req.white_to_move else engine.BLACK
         if not 0 <= ply <= len(self.game.moves) or self.game.positions[ply].turn != wanted:
             self.log(f"refused BACKREQ to move {req.move} {colour_name(wanted)}: not in this game")
             self.link.send(BackAcc(2))
@@ -407,18 +406,18 @@ class Session:
         self._set_turn()
 
     # ----- our side of the game --------------------------------------------------
-    def _begin(self, start: Position, ours: int, opponent: str, minutes: float, moves: int) -> None:
-        self.game = Game(start)
+    def _begin(self, start: engine.Position, ours: int, opponent: str, minutes: float, moves: int) -> None:
+        self.game = engine.Game(start)
         self.clock = Clock(minutes, self.config.movetime)
         self.move_limit = moves
         self.last_score = None
         self.decided = None
         self.record = GameRecord(len(self.records) + 1, ours, opponent or "?", start, clock=self.clock)
         self.records.append(self.record)
-        names = (self.config.name, opponent or "?") if ours == WHITE else (opponent or "?", self.config.name)
+        names = (self.config.name, opponent or "?") if ours == engine.WHITE else (opponent or "?", self.config.name)
         self.log(f"game {self.record.number}: {names[0]} (white) - {names[1]} (black), "
                  f"{f'{minutes:g} min' if minutes else 'time 000'}, {moves or 'no'} move limit, "
-                 f"start {'normal' if start == start_position() else pos_to_fen(start)}")
+                 f"start {'normal' if start == engine.start_position() else engine.pos_to_fen(start)}")
         self.player.new_game()
         self._set_turn()
 
@@ -441,7 +440,7 @@ class Session:
             self._claim_move_limit()
         elif not our_move:
             self.state = State.THEIR_TURN
-        elif legal_moves(self.game.position):
+        elif engine.legal_moves(self.game.position):
             self.state = State.OUR_TURN
             self.turn_started = time.monotonic()
         else:
@@ -457,7 +456,7 @@ class Session:
         result = self._think(limits)
         if result is None:
             return   # a message interrupted the search and has been handled
-        move = result.move or legal_moves(self.game.position)[0]
+        move = result.move or engine.legal_moves(self.game.position)[0]
         self.last_score = result.score
         elapsed = time.monotonic() - self.turn_started
         self.game.push(move)
@@ -465,46 +464,37 @@ class Session:
         self.clock.charge(time.monotonic() - self.turn_started, limits)
         self._set_turn()
 
-    def _think(self, limits: Limits) -> Result | None:
-        """Search in a worker thread while watching the socket; a message other than
+    def _think(self, limits: engine.Limits) -> engine.Result | None:
+        """Search in the background while watching the socket; a message other than
         CHAT stops the search, is handled, and None is returned."""
         pos, history = self.game.position, self.game.history()
-        box: dict = {}
-
-        def work():
-            try:
-                box["result"] = self.player.think(pos, history, limits)
-            except Exception as exc:   # a search bug must not lose the game on the wire
-                box["error"] = exc
-
-        worker = threading.Thread(target=work, name="dxp-search", daemon=True)
-        worker.start()
+        search = self.player.start(pos, history, limits)
         try:
-            while worker.is_alive():
+            while not search.done():
                 if not self.link.poll(0.02):
                     continue
                 if self.link.inbox[0][:1] == "C":
                     self._on_message(self.link.receive(0))
                     continue
                 self.player.stop()
-                worker.join()
+                wait([search])
                 self._on_message(self.link.receive(0))
                 return None
         except PeerGone:
             self.player.stop()
-            worker.join()
+            wait([search])
             raise
-        worker.join()
-        if "error" in box:
-            self.log(f"search failed ({box['error']!r}); playing the first legal move")
-            return Result(legal_moves(pos)[0], None, None, 0, 0, 0.0, ())
-        return box["result"]
+        try:
+            return search.result()
+        except Exception as exc:   # a search bug must not lose the game on the wire
+            self.log(f"search failed ({exc!r}); playing the first legal move")
+            return engine.Result(engine.legal_moves(pos)[0], None, None, 0, 0, 0.0, ())
 
     def _charge_interrupted_turn(self) -> None:
         self.clock.used += time.monotonic() - self.turn_started
 
     # ----- ending games ----------------------------------------------------------
-    def _claim(self, outcome: Outcome) -> None:
+    def _claim(self, outcome: engine.Outcome) -> None:
         ours = self.record.our_colour
         reason = 2 if outcome.winner is None else (3 if outcome.winner == ours else 1)
         self._send_end(reason, self._stop_code(), outcome.result, outcome.reason)
@@ -516,7 +506,7 @@ class Session:
         if abs(score) >= 300:
             winner = ours if score > 0 else 1 - ours
             self._send_end(3 if score > 0 else 1, self._stop_code(),
-                           "2-0" if winner == WHITE else "0-2", f"move limit, score {score}")
+                           "2-0" if winner == engine.WHITE else "0-2", f"move limit, score {score}")
         else:
             self._send_end(0, self._stop_code(), "*", f"move limit, score {score}")
 
@@ -554,11 +544,11 @@ class Session:
     def _wire_minutes(self) -> float:
         return parse_minutes(format_minutes(self.config.minutes))
 
-    def _game_plan(self, number: int) -> tuple[Position, int]:
+    def _game_plan(self, number: int) -> tuple[engine.Position, int]:
         """Start position and our colour of game ``number`` (0-based): each position is
         played twice, colours swapped."""
         starts = self.config.starts
-        return starts[(number // 2) % len(starts)], WHITE if number % 2 == 0 else BLACK
+        return starts[(number // 2) % len(starts)], engine.WHITE if number % 2 == 0 else engine.BLACK
 
     def _request_game(self) -> None:
         if self.games_requested >= self.config.games:
@@ -567,7 +557,7 @@ class Session:
             return
         start, ours = self._game_plan(self.games_requested)
         self.games_requested += 1
-        normal = start == start_position()
-        self.link.send(GameReq(self.config.name, ours == BLACK, self.config.minutes, self.config.moves,
-                               None if normal else to_dxp_board(start), start.turn == WHITE))
+        normal = start == engine.start_position()
+        self.link.send(GameReq(self.config.name, ours == engine.BLACK, self.config.minutes, self.config.moves,
+                               None if normal else to_dxp_board(start), start.turn == engine.WHITE))
         self.state = State.WAIT_ACC

@@ -20,9 +20,9 @@ from typing import TextIO
 
 from engine import BLACK, VARIANTS, WHITE, BadInput, get_variant
 
-from .board_view import wants_color
-from .text_commands import execute
-from .text_session import RAFLE, Session
+from .board import wants_color
+from .commands import execute
+from .session import RAFLE, Session
 from .thinking import LEVELS, parse_level
 
 

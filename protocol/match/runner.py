@@ -1,7 +1,7 @@
 """``rafle match``: play a match between two Hub engines and report who is stronger.
 
 Each engine is a command (``rafle hub``, ``dame hub``, ``scan hub``) driven by
-:class:`protocol.hubclient.HubClient`.  Openings come in pairs with colours swapped;
+:class:`protocol.hub.client.HubClient`.  Openings come in pairs with colours swapped;
 the runner keeps both clocks itself, sends the full game (start position plus every
 move) before each move so engines can see repetitions, judges every move and ends
 games by the rules (:mod:`engine.game`).  An engine that crashes, hangs, answers an
@@ -18,14 +18,12 @@ import threading
 import time
 from dataclasses import dataclass
 
-from engine import (INTERNATIONAL, WHITE, BadInput, get_variant, move_from_hub, move_to_hub,
-                    pos_to_hub)
-from engine.game import Game
-from engine.pdn import write_pdn
+from engine import (INTERNATIONAL, WHITE, BadInput, Game, get_variant, move_from_hub, move_to_hub,
+                    pos_to_hub, write_pdn)
 
+from ..hub.client import EngineError, HubClient
+from ..hub.wire import quote
 from .elo import Sprt, elo_estimate, sprt_bounds
-from .hubclient import EngineError, HubClient
-from .hubwire import quote
 from .openings import Opening, load_openings
 
 BAR = 24

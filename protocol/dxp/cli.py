@@ -1,8 +1,8 @@
 """``rafle dxp``: play international draughts over DXP (DamExchange) on TCP.
 
 Owns the command line and the listening or connecting socket.  The dialogue of a
-connection (state machine, clock) is :mod:`protocol.dxpsession`; the message layout and
-NUL framing :mod:`protocol.dxpwire`; rules and search are ``engine``'s.
+connection (state machine, clock) is :mod:`protocol.dxp.session`; the message layout and
+NUL framing :mod:`protocol.dxp.wire`; rules and search are ``engine``'s.
 
 Roles (``spec/protocols.md`` §3.1): TCP server (``--listen``, default) or client
 (``--connect``), DXP follower (default) or ``--initiator``.  Choices made here:
@@ -10,7 +10,7 @@ Roles (``spec/protocols.md`` §3.1): TCP server (``--listen``, default) or clien
 * One connection per process by default, like Scan: the process exits when the peer
   sends stop code 1 or closes the connection.  pydraughts launches a new engine per game
   and kills it afterwards, so this is what its tests need.  ``--forever`` keeps listening.
-* Never two messages back to back: a send waits until ``dxpsession.PAUSE`` has passed since our
+* Never two messages back to back: a send waits until ``session.PAUSE`` has passed since our
   previous one unless the peer has spoken in between.  pydraughts glues two messages
   that arrive in one read and loses the second (pitfall P1); this covers GAMEACC + first
   MOVE, BACKACC + MOVE, MOVE + GAMEEND and CHAT + GAMEEND.
@@ -29,8 +29,11 @@ from __future__ import annotations
 import argparse
 import socket
 
+import engine
+
+from .session import NAME, Config, Link, SearchPlayer, Session
+
 DEFAULT_PORT = 27531
-NAME = "Rafle"
 
 
 # ----- command line ---------------------------------------------------------------------
@@ -79,10 +82,9 @@ def _check_variant(name: str, parser) -> None:
     default, so that the socket still listens before numba loads."""
     if name.strip().lower() in ("international", "normal"):
         return
-    from engine import BadInput, get_variant
     try:
-        variant = get_variant(name)
-    except BadInput as exc:
+        variant = engine.get_variant(name)
+    except engine.BadInput as exc:
         parser.error(str(exc))
     if variant.name != "international":
         size = f"{variant.width}x{variant.width}"
@@ -106,17 +108,16 @@ def _start_texts(args, parser) -> list[str]:
 
 
 def _parse_starts(texts: list[str], parser):
-    from engine import BadInput, legal_moves, parse_position, start_position
     starts = []
     for text in texts:
         try:
-            pos = parse_position(text)
-        except BadInput as exc:
+            pos = engine.parse_position(text)
+        except engine.BadInput as exc:
             parser.error(f"bad start position {text!r}: {exc}")
-        if not legal_moves(pos):
+        if not engine.legal_moves(pos):
             parser.error(f"start position {text!r} has no legal move")
         starts.append(pos)
-    return starts or [start_position()]
+    return starts or [engine.start_position()]
 
 
 def _logger(quiet: bool):
@@ -158,11 +159,8 @@ def main(argv: list[str]) -> int:
 
 
 def _serve(args, parser, texts, server, log) -> int:
-    # imported only now: the socket above must listen before numba loads (see the top)
-    from engine.search import Searcher
-
-    from .dxpsession import Config, Link, SearchPlayer, Session
-
+    # the engine's kernels load only now (engine.X is read on first use): the socket above
+    # must listen before numba loads (see the top)
     config = Config(name=args.name, initiator=args.initiator, games=args.games, minutes=args.minutes,
                     moves=args.moves, starts=_parse_starts(texts, parser), claim_end=args.claim_end,
                     movetime=args.movetime, peer_timeout=args.peer_timeout)
@@ -174,7 +172,7 @@ def _serve(args, parser, texts, server, log) -> int:
             log(f"cannot connect to {args.connect[0]}:{args.connect[1]}: {exc}")
             return 1
         log(f"connected to {args.connect[0]}:{args.connect[1]}")
-    searcher = Searcher()
+    searcher = engine.Searcher()
     searcher.warm_up()
     player = SearchPlayer(searcher, args.depth)
     trace = log if args.verbose else None

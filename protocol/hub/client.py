@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .hubwire import quote, tokenize
+from .wire import quote, tokenize
 
 
 class EngineError(Exception):

@@ -3,15 +3,14 @@
 A level is a name ("easy" ... "brutal") for search limits, or limits given directly
 (``depth 6``, ``time 2.5``).  The search runs in a background thread (the kernels release
 the GIL) while the calling thread keeps polling the person's keyboard, so a typed
-``stop`` or Enter ends it through :meth:`engine.search.Searcher.stop`.
+``stop`` or Enter ends it through :meth:`engine.Searcher.stop`.
 """
 from __future__ import annotations
 
-import threading
+from concurrent.futures import wait
 from typing import Callable
 
-from engine import BadInput, Position
-from engine.search import Info, Limits, Result, Searcher
+from engine import BadInput, Info, Limits, Position, Result, Searcher, parse_float, parse_int
 
 # Named strengths, weakest first.  The low levels are fixed depths (quick, and always the
 # same reply); the high ones are thinking times per move.
@@ -46,12 +45,11 @@ def parse_level(words: list[str]) -> tuple[str, Limits]:
     if key in LEVELS and len(words) == 1:
         return key, LEVELS[key]
     if key in ("depth", "time", "nodes") and len(words) == 2:
-        try:
-            value = float(words[1]) if key == "time" else int(words[1])
-        except ValueError:
-            raise BadInput(f"{key} needs a number, got {words[1]!r}") from None
+        value = parse_float(words[1]) if key == "time" else parse_int(words[1], -10 ** 18, 10 ** 18)
+        if value is None:
+            raise BadInput(f"{key} needs a number, got {words[1]!r}")
         most = {"depth": 60, "time": 24 * 3600, "nodes": 10 ** 12}[key]
-        if not 0 < value <= most:     # also refuses nan and inf
+        if not 0 < value <= most:
             raise BadInput(f"{key} must be more than 0 and at most {most}")
         limits = {"depth": Limits(depth=value), "time": Limits(movetime=value),
                   "nodes": Limits(nodes=value)}[key]
@@ -96,33 +94,17 @@ class Thinker:
 
     def think(self, pos: Position, history: list[Position], limits: Limits, *,
               on_info: Callable[[Info], None] | None = None, analyze: bool = False,
-              poll: Callable[[], str | None] | None = None,
-              root_moves: list | None = None) -> tuple[Result | None, str | None]:
+              poll: Callable[[], str | None] | None = None) -> tuple[Result | None, str | None]:
         """Search ``pos``; returns the result and the line typed to stop it, if any.
 
         ``poll`` is called about every 50 ms while the search runs; a line it returns
         stops the search.  Ctrl-C stops it too (reported as an empty line).
-        ``root_moves``: the moves the game allows (Frisian's king rule), if not all.
         """
         searcher = self.searcher
-        box: dict = {}
-        done = threading.Event()
-
-        def run() -> None:
-            try:
-                box["result"] = searcher.search(pos, history, limits, on_info, analyze=analyze,
-                                                root_moves=root_moves)
-            except BaseException as exc:   # handed to the calling thread below
-                box["error"] = exc
-            finally:
-                done.set()
-
-        # An Event, not Thread.join: a join interrupted by Ctrl-C can report a running
-        # thread as finished, and the result would be lost.
-        threading.Thread(target=run, name="rafle-search", daemon=True).start()
+        search = searcher.start(pos, history, limits, on_info, analyze=analyze)
         typed = None
         try:
-            while not done.wait(0.05):
+            while not wait([search], 0.05).done:
                 if poll is not None and typed is None:
                     typed = poll()
                     if typed is not None:
@@ -132,10 +114,8 @@ class Thinker:
             typed = ""
             while True:
                 try:
-                    done.wait()
+                    wait([search])
                     break
                 except KeyboardInterrupt:   # a second Ctrl-C: the search is stopping
                     continue
-        if "error" in box:
-            raise box["error"]
-        return box.get("result"), typed
+        return search.result(), typed

@@ -11,14 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from engine import BLACK, VARIANTS, WHITE, BadInput, get_variant, pos_to_fen
-from engine.game import Game, Outcome
-from engine.pdn import read_pdn, write_pdn
-from engine.search import Limits
+from engine import (BLACK, VARIANTS, WHITE, BadInput, Game, Limits, Outcome, get_variant, parse_int,
+                    pos_to_fen, read_pdn, write_pdn)
 
-from .move_entry import describe, looks_like_move
+from .moves import describe, looks_like_move
 from .study import parse_setup, put, read_squares, remove, with_turn
-from .text_session import RAFLE, Session
+from .session import RAFLE, Session
 from .thinking import LEVELS, describe_limits, parse_level
 
 PIPE_ANALYSIS = 5.0      # seconds of analysis without a limit when nobody can type "stop"
@@ -32,10 +30,11 @@ class Command:
     run: Callable[[Session, list[str], str], None]
 
 
-def _int(word: str, what: str) -> int:
-    if not word.isdigit() or int(word) < 1:
+def _count(word: str, what: str) -> int:
+    n = parse_int(word, 1, 10 ** 9)
+    if n is None:
         raise BadInput(f"{what} must be a positive whole number, got {word!r}")
-    return int(word)
+    return n
 
 
 def _side(word: str) -> int:
@@ -112,11 +111,11 @@ def _resign(s: Session, args: list[str], rest: str) -> None:
 # ----- moving through the game ----------------------------------------------------------
 
 def _undo(s: Session, args: list[str], rest: str) -> None:
-    s.undo(_int(args[0], "the number of moves") if args else None)
+    s.undo(_count(args[0], "the number of moves") if args else None)
 
 
 def _redo(s: Session, args: list[str], rest: str) -> None:
-    s.redo(_int(args[0], "the number of moves") if args else 1)
+    s.redo(_count(args[0], "the number of moves") if args else 1)
 
 
 def _goto(s: Session, args: list[str], rest: str) -> None:

@@ -13,15 +13,16 @@ client checklist §2.8 and the recommendations §7:
   silently, because py-draughts raises on ``error`` lines (§6 P10).
 * Frisian: the moves of ``pos ... moves=`` are the game history Rafle knows, and its own
   move obeys the rule that a king may not make a fourth quiet move in a row while its side
-  has men (``engine.game.allowed_moves``).  The GUI's moves are taken as it sends them:
-  the GUI is the referee (pydraughts does not know that rule).
+  has men (the searcher reads it from the positions; ``done`` is checked by the engine's
+  ``Game``).  The GUI's moves are taken as it sends them: the GUI is the referee (pydraughts
+  does not know that rule).
 * Nothing is ever written to stderr (pydraughts merges it into stdout): fd 2 goes to
   ``os.devnull`` or to the log file named by the environment variable ``RAFLE_LOG``, which
   also records every line in (``>``) and out (``<``).  Every stdout line is flushed.
 * Importing numba takes longer than the 0.5 s a client should wait for ``wait``: the engine
-  loads in a background thread after the handshake and ``init`` waits for it; the ``param``
-  lines come from modules that load without numba (see ``hubstart``).  End of input is noticed even while ``init``
-  compiles.
+  loads in a background thread after the handshake (a ``Future`` of the ``Searcher``) and
+  ``init`` waits for it; the ``param`` lines come from the engine face's numba-free names.
+  End of input is noticed even while ``init`` compiles.
 
 Non-standard extension, for scripted correctness runs (clients that do not know it never
 send it): after ``pos``, ``perft depth=N`` prints one ``info move=<hub move> nodes=<n>`` line
@@ -39,8 +40,13 @@ import time
 import traceback
 import warnings
 
-from .hubstart import EngineLoader, param_lines
-from .hubwire import Command, Level, error_line, info_line, line, parse_number, tokenize
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+
+import engine
+from engine import parse_float
+
+from .wire import Command, Level, error_line, info_line, line, tokenize
 
 NAME = "Rafle"
 AUTHOR = "Rafle authors"
@@ -113,6 +119,73 @@ def _silence_stderr():
     return log
 
 
+# ----- the engine, loaded in the background ------------------------------------------------
+
+def in_background(work, name: str) -> Future:
+    """Run ``work()`` in a daemon thread; its result (or exception) arrives in the future.
+
+    Not a ``ThreadPoolExecutor``: its threads are joined at exit, and end of input must not
+    wait for a compile or a perft to finish.
+    """
+    future: Future = Future()
+    future.set_running_or_notify_cancel()
+
+    def run() -> None:
+        try:
+            future.set_result(work())
+        except BaseException as exc:   # handed to whoever waits on the future
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name=name, daemon=True).start()
+    return future
+
+
+def load_searcher(out: Output) -> Future:
+    """Import the engine's kernels and build a ``Searcher``, in the background (numba loads
+    while the GUI sends ``set-param`` and ``init``); load failures go to the log."""
+    def load():
+        try:
+            engine.load()
+            return engine.Searcher()
+        except BaseException:
+            out.note(traceback.format_exc())
+            raise
+    return in_background(load, "engine-loader")
+
+
+def param_lines() -> list[str]:
+    """The ``param`` declarations: the variant enum first, then the searcher's options.
+    Read from numba-free names of the engine face, so ``wait`` is not delayed."""
+    names = " ".join(v.hub_name for v in engine.VARIANTS.values())
+    # values is always quoted, as the spec's examples show (pydraughts strips the quotes).
+    lines = [line("param", ("name", "variant"), ("value", engine.INTERNATIONAL.hub_name),
+                  ("type", "enum")) + f' values="{names}"']
+    for opt in engine.default_options():
+        pairs = [("name", opt.name), ("value", opt.default), ("type", opt.type)]
+        if opt.min is not None:
+            pairs.append(("min", opt.min))
+        if opt.max is not None:
+            pairs.append(("max", opt.max))
+        text = line("param", *pairs)
+        if opt.values:
+            text += ' values="' + " ".join(opt.values) + '"'
+        lines.append(text)
+    return lines
+
+
+def allowed_moves(positions: list, moves: list) -> list:
+    """The moves the game allows after ``moves`` from ``positions[0]`` (Frisian: not a
+    barred king's).  The GUI is the referee of its own moves: if the engine's referee
+    refuses one of them, the board's legal moves are the answer."""
+    game = engine.Game(positions[0])
+    try:
+        for move in moves:
+            game.push(move)
+    except engine.BadInput:
+        return engine.legal_moves(positions[-1])
+    return game.legal_moves()
+
+
 # ----- the protocol loop ----------------------------------------------------------------
 
 class Hub:
@@ -122,12 +195,13 @@ class Hub:
         self.out = out
         self.events = events
         self.input_closed = input_closed
-        self.loader = EngineLoader(out)
+        self.loading: Future | None = None   # the Searcher, once the engine has loaded
+        self.searcher = None
         self.variant = None            # engine Variant; None until the engine is loaded
         self.positions: list = []      # game from the root given by `pos`, current last
         self.moves: list = []          # the moves between them (Frisian's king rule needs them)
         self.level = Level()
-        self.job: threading.Thread | None = None
+        self.job: Future | None = None  # done once the job's last line is written
         self.job_is_perft = False
         self.pondering = False         # the running search is a ponder search...
         self.hit_pending = False       # ...on which ponder-hit has been received
@@ -183,55 +257,60 @@ class Hub:
         ``go ponder`` it may come before the search has begun, when the searcher ignores it
         (once the search is timed, further calls change nothing)."""
         if self.busy():
-            self.loader.searcher.ponder_hit()
+            self.searcher.ponder_hit()
         else:
             self.hit_pending = False
 
     def busy(self) -> bool:
-        return self.job is not None and self.job.is_alive()
+        return self.job is not None and not self.job.done()
 
     def end_job(self, give_up_after: float | None = None) -> None:
         """Stop the running search (its ``done`` is printed) and wait for it."""
         if self.job is None:
             return
         start = time.monotonic()
-        while self.job.is_alive():
-            if self.loader.searcher is not None:
-                self.loader.searcher.stop()  # again each time: the search may not have begun
-            self.job.join(0.02)
+        while not self.job.done():
+            if self.searcher is not None:
+                self.searcher.stop()  # again each time: the search may not have begun
+            try:
+                self.job.exception(0.02)
+            except FutureTimeout:
+                pass
             if give_up_after is not None and time.monotonic() - start > give_up_after:
                 break  # leaving anyway (perft cannot be stopped); the thread is a daemon
         self.job = None
         self.pondering = self.hit_pending = False
 
-    def start_job(self, target, *args) -> None:
-        self.job = threading.Thread(target=target, args=args, name="hub-job", daemon=True)
-        self.job_is_perft = target == self.perft_job
-        self.hit_pending = False
-        self.job.start()
-
-    def wait_for(self, thread: threading.Thread) -> None:
-        """Join ``thread``, but leave at once (``InputClosed``) if the GUI has gone.
+    def wait_for(self, future: Future):
+        """The result of ``future``, but leave at once (``InputClosed``) if the GUI has gone.
 
         Lines that arrive meanwhile stay queued and run afterwards, as in Scan (a ``ping``
         sent during ``init`` is answered after ``ready``: pydraughts relies on that order).
         Input that ended with lines still queued is a script, not a dead GUI: it is served.
         """
-        while thread.is_alive():
-            thread.join(0.05)
-            if self.input_closed.is_set() and self.events.qsize() <= 1:
-                raise InputClosed
+        while True:
+            try:
+                return future.result(0.05)
+            except FutureTimeout:
+                if self.input_closed.is_set() and self.events.qsize() <= 1:
+                    raise InputClosed from None
 
     # ---- game state ----
-    def engine(self):
-        self.loader.start()
-        self.wait_for(self.loader.thread)
-        loaded = self.loader.get()
+    def load(self) -> None:
+        """Wait for the engine (starting to load it if ``hub`` did not)."""
+        if self.loading is None:
+            self.loading = load_searcher(self.out)
+        if self.searcher is None:
+            try:
+                self.searcher = self.wait_for(self.loading)
+            except InputClosed:
+                raise
+            except Exception as exc:
+                raise RuntimeError(f"engine failed to load: {type(exc).__name__}: {exc}") from None
         if self.variant is None:
-            self.variant = loaded.engine.INTERNATIONAL
-            self.positions = [loaded.engine.start_position(self.variant)]
+            self.variant = engine.INTERNATIONAL
+            self.positions = [engine.start_position(self.variant)]
             self.moves = []
-        return loaded.engine
 
     # ---- commands ----
     def cmd_hub(self, cmd: Command):
@@ -241,13 +320,14 @@ class Hub:
         for text in param_lines():
             self.out.send(text)
         self.out.send("wait")
-        self.loader.start()  # numba loads while the GUI sends set-param and init
+        if self.loading is None:
+            self.loading = load_searcher(self.out)
 
     def cmd_set_param(self, cmd: Command):
         name, value = cmd.get("name"), cmd.get("value")
         if not name or value is None or value.lower() == "none":
             return  # nothing usable to set: ignored, never an exit (spec §6 P11)
-        engine = self.engine()
+        self.load()
         if name == "variant":
             try:
                 variant = engine.get_variant(value)
@@ -258,33 +338,26 @@ class Hub:
                 self.positions = [engine.start_position(variant)]
                 self.moves = []
             return
-        self.loader.searcher.set_option(name, value)  # False for unknown names or bad values
+        self.searcher.set_option(name, value)  # False for unknown names or bad values
 
     def cmd_init(self, cmd: Command):
-        engine = self.engine()
-        failure = []
+        self.load()
+        searcher = self.searcher
 
         def warm_up() -> None:
-            try:
-                engine.warm_up()
-                self.loader.searcher.warm_up()
-            except Exception as exc:  # reported below, from the main thread
-                failure.append(exc)
+            engine.warm_up()
+            searcher.warm_up()
 
         # Compiling with an empty numba cache takes a while; end of input must not wait for it.
-        thread = threading.Thread(target=warm_up, name="hub-init", daemon=True)
-        thread.start()
-        self.wait_for(thread)
-        if failure:
-            raise failure[0]
+        self.wait_for(in_background(warm_up, "hub-init"))
         self.out.send("ready")
 
     def cmd_ping(self, cmd: Command):
         self.out.send("pong")
 
     def cmd_new_game(self, cmd: Command):
-        self.engine()
-        self.loader.searcher.new_game()
+        self.load()
+        self.searcher.new_game()
 
     def cmd_quit(self, cmd: Command):
         return QUIT
@@ -296,7 +369,7 @@ class Hub:
         self.level.update(cmd)
 
     def cmd_pos(self, cmd: Command):
-        engine = self.engine()
+        self.load()
         self.level = Level()
         if cmd.error:
             self.out.send(error_line(f"bad position: {cmd.error}"))
@@ -323,22 +396,26 @@ class Hub:
         self.positions, self.moves = positions, moves
 
     def cmd_go(self, cmd: Command):
-        self.engine()
-        loaded = self.loader
+        self.load()
         ponder, analyze = cmd.has("ponder"), cmd.has("analyze")
-        limits = self.level.limits(loaded.search.Limits, analyze)
+        limits = self.level.limits(engine.Limits, analyze)
         self.level = Level()  # a level serves one search only
         self.pondering = ponder
-        self.start_job(self.search_job, self.positions[-1], list(self.positions[:-1]), limits,
-                       ponder, analyze, self.arrived, list(self.moves))
+        self.hit_pending = False
+        self.job_is_perft = False
+        self.job = self.search(self.positions, self.moves, limits, ponder, analyze)
 
     def cmd_perft(self, cmd: Command):
-        self.engine()
-        depth = parse_number(cmd.get("depth"), integer=True)
+        self.load()
+        value = parse_float(cmd.get("depth") or "")
+        depth = None if value is None else int(value)
         if depth is None or depth < 0:
             self.out.send(error_line("perft needs depth=N with N >= 0"))
             return
-        self.start_job(self.perft_job, self.positions[-1], depth)
+        pos = self.positions[-1]
+        self.hit_pending = False
+        self.job_is_perft = True
+        self.job = in_background(lambda: self.perft(pos, depth), "hub-perft")
 
     HANDLERS = {
         "hub": cmd_hub, "set-param": cmd_set_param, "init": cmd_init, "ping": cmd_ping,
@@ -347,26 +424,13 @@ class Hub:
         "perft": cmd_perft,
     }
 
-    # ---- jobs (run in the job thread) ----
-    def search_job(self, pos, history, limits, ponder: bool, analyze: bool,
-                   arrived: float, moves: list) -> None:
-        engine, searcher = self.loader.engine, self.loader.searcher
-        # Frisian: a king that has made three quiet moves in a row may not make a fourth
-        # (the moves of `pos ... moves=` are the history known); other variants: all legal.
-        def allowed_after(played: list) -> list:
-            at = pos
-            for m in played:
-                at = engine.play(at, m)
-            try:
-                from engine.game import allowed_moves   # loaded with the engine by now
-                return allowed_moves(at, moves + played)
-            except Exception:   # never worse than the board's own legal moves
-                self.out.note(traceback.format_exc())
-                return engine.legal_moves(at)
+    # ---- jobs ----
+    def search(self, positions: list, moves: list, limits, ponder: bool,
+               analyze: bool) -> Future:
+        """Start the search; the returned future is done once ``done`` is written."""
+        pos = positions[-1]
 
-        allowed = allowed_after([])
-
-        def on_info(info) -> None:
+        def on_info(info) -> None:   # called in the search thread
             try:
                 pv = [engine.move_to_hub(m, pos.variant) for m in info.pv]
                 self.out.send(info_line(info.depth, info.mean_depth, info.score, info.nodes,
@@ -374,33 +438,52 @@ class Hub:
             except Exception:  # a report must never abort the search that makes the move
                 self.out.note(traceback.format_exc())
 
-        move = reply = None
-        try:
-            result = searcher.search(pos, history, limits, on_info=on_info, ponder=ponder,
-                                     analyze=analyze, started=arrived, root_moves=allowed)
-            move, reply = result.move, result.ponder
-        except Exception:
-            self.out.note(traceback.format_exc())
-        self.out.send(self.done_line(engine, pos, move, reply, allowed_after))
+        finished: Future = Future()
+        finished.set_running_or_notify_cancel()
 
-    def done_line(self, engine, pos, move, reply, allowed_after) -> str:
-        """``done move=X [ponder=Y]``; a bare ``done`` only when there is no legal move.
-        ``allowed_after(moves)``: the moves the game allows after ``moves`` from ``pos``."""
-        legal = allowed_after([])
-        if move not in legal:
+        def report(search: Future) -> None:   # in the search thread, once it has ended
+            try:
+                result = search.result()
+                move, reply, failed = result.move, result.ponder, False
+            except BaseException:
+                self.out.note(traceback.format_exc())
+                move = reply = None
+                failed = True
+            try:
+                self.out.send(self.done_line(positions, moves, move, reply, failed))
+            finally:
+                finished.set_result(None)
+
+        self.searcher.start(pos, positions[:-1], limits, on_info=on_info, ponder=ponder,
+                            analyze=analyze, started=self.arrived).add_done_callback(report)
+        return finished
+
+    def done_line(self, positions: list, moves: list, move, reply, failed: bool) -> str:
+        """``done move=X [ponder=Y]``; a bare ``done`` only when the game allows no move."""
+        pos = positions[-1]
+        try:
+            allowed = allowed_moves(positions, moves)
+        except Exception:   # never worse than the board's own legal moves
+            self.out.note(traceback.format_exc())
+            allowed = engine.legal_moves(pos)
+        if move not in allowed:
             if move is not None:
                 self.out.note(f"search returned an illegal move {move}")
             # Never lose a game to a fault: any legal move beats none.
-            move = legal[0] if legal else None
+            move = allowed[0] if allowed else None
         if move is None:
             return "done"
         text = f"done move={engine.move_to_hub(move, pos.variant)}"
-        if reply is not None and reply in allowed_after([move]):
-            text += f" ponder={engine.move_to_hub(reply, pos.variant)}"
+        if reply is not None:
+            after = positions + [engine.play(pos, move)]
+            try:
+                if reply in allowed_moves(after, moves + [move]):
+                    text += f" ponder={engine.move_to_hub(reply, pos.variant)}"
+            except Exception:
+                self.out.note(traceback.format_exc())
         return text
 
-    def perft_job(self, pos, depth: int) -> None:
-        engine = self.loader.engine
+    def perft(self, pos, depth: int) -> None:
         start = time.perf_counter()
         total = 1
         if depth > 0:
