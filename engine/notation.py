@@ -99,6 +99,33 @@ def pos_to_hub(pos: Position) -> str:
         pos.piece_at(s) for s in range(1, v.nsquares + 1))
 
 
+# ----- DXP position (GAMEREQ) ---------------------------------------------------
+
+_HUB_TO_DXP = str.maketrans("bB", "zZ")    # the side to move and the pieces alike
+_DXP_TO_HUB = str.maketrans("zZ", "bB")
+
+
+def pos_from_dxp(text: str) -> Position:
+    """Read a DXP position: the side to move (``W`` or ``Z``) then 50 squares (``ewzWZ``),
+    international draughts (DXP knows no other board)."""
+    if len(text) != INTERNATIONAL.nsquares + 1:
+        raise BadInput(f"DXP position must have {INTERNATIONAL.nsquares + 1} characters, "
+                       f"got {len(text)}")
+    if text[0] not in "WZ":
+        raise BadInput(f"DXP position must start with W or Z (side to move), got {text[0]!r}")
+    if not set(text[1:]) <= set("ewzWZ"):
+        bad = next(ch for ch in text[1:] if ch not in "ewzWZ")
+        raise BadInput(f"bad character {bad!r} in a DXP position (expected one of ewzWZ)")
+    return pos_from_hub(text.translate(_DXP_TO_HUB), INTERNATIONAL)
+
+
+def pos_to_dxp(pos: Position) -> str:
+    """The DXP position of ``pos``: ``W`` or ``Z`` to move, then 50 squares (``ewzWZ``)."""
+    if pos.variant.name != INTERNATIONAL.name:
+        raise BadInput(f"DXP carries international positions only, not {pos.variant.name}")
+    return pos_to_hub(pos).translate(_HUB_TO_DXP)
+
+
 # ----- FEN ----------------------------------------------------------------------
 
 def pos_from_fen(text: str, variant: Variant = INTERNATIONAL) -> Position:
@@ -155,8 +182,19 @@ def pos_from_fen(text: str, variant: Variant = INTERNATIONAL) -> Position:
                 pieces[sq] = piece
     if not seen_colour:
         raise BadInput("FEN has no W or B piece section")
+    return pos_from_pieces(pieces, BLACK if side == "B" else WHITE, variant)
+
+
+def pos_from_pieces(pieces: dict[int, str], turn: int, variant: Variant = INTERNATIONAL) -> Position:
+    """The position with ``pieces`` ({square: ``w``, ``b``, ``W`` or ``B``}) and ``turn`` to move;
+    a man on its own promotion row is refused, as in every position codec."""
+    n = variant.nsquares
     white = black = kings = 0
     for sq, piece in pieces.items():
+        if not 1 <= sq <= n:
+            raise BadInput(f"square {sq} is off the board (1-{n})")
+        if piece not in "wbWB" or len(piece) != 1:
+            raise BadInput(f"bad piece {piece!r} on square {sq} (expected w, b, W or B)")
         bit = 1 << variant.square_bit(sq)
         if piece in "wW":
             white |= bit
@@ -165,7 +203,7 @@ def pos_from_fen(text: str, variant: Variant = INTERNATIONAL) -> Position:
         if piece in "WB":
             kings |= bit
     _check_men_rows(white, black, kings, variant)
-    return Position(white, black, kings, BLACK if side == "B" else WHITE, variant)
+    return Position(white, black, kings, turn, variant)
 
 
 def pos_to_fen(pos: Position) -> str:
@@ -233,6 +271,18 @@ def _legal_list(moves: list[Move], variant: Variant = INTERNATIONAL) -> str:
     return shown + (" ..." if len(moves) > 40 else "") if moves else "none"
 
 
+def find_move(pos: Position, frm: int, to: int, captured=(),
+              moves: list[Move] | None = None) -> Move | None:
+    """The legal move from ``frm`` to ``to`` that takes exactly the pieces on ``captured``
+    (square numbers in any order; none for a quiet move), or None.  ``moves``: the moves to
+    look in, if not all the legal moves of ``pos`` (a game's, without a barred king's)."""
+    wanted = frozenset(captured)
+    for m in legal_moves(pos) if moves is None else moves:
+        if m.frm == frm and m.to == to and frozenset(m.captured) == wanted:
+            return m
+    return None
+
+
 def move_from_hub(pos: Position, text: str) -> Move:
     """The legal move written ``text`` in Hub notation."""
     t = text.strip()
@@ -243,9 +293,9 @@ def move_from_hub(pos: Position, text: str) -> Move:
         sq = [_hub_square(v, s) for s in _squares(t, "-", n)]
         if len(sq) != 2:
             raise BadInput(f"bad move {text!r}: a quiet move is from-to")
-        for m in moves:
-            if not m.captured and (m.frm, m.to) == (sq[0], sq[1]):
-                return m
+        move = find_move(pos, sq[0], sq[1], (), moves)
+        if move is not None:
+            return move
         raise BadInput(f"illegal move {t}: legal moves are {_legal_list(moves, v)}")
     if "x" in t.lower():
         sq = [_hub_square(v, s) for s in _squares(t.lower(), "x", n)]
@@ -254,12 +304,12 @@ def move_from_hub(pos: Position, text: str) -> Move:
         frm, to, caps = sq[0], sq[1], sq[2:]
         if len(set(caps)) != len(caps):
             raise BadInput(f"bad move {text!r}: a captured square is listed twice")
-        same = [m for m in moves if m.captured and (m.frm, m.to) == (frm, to)]
         if caps:
-            for m in same:
-                if set(m.captured) == set(caps):
-                    return m
+            move = find_move(pos, frm, to, caps, moves)
+            if move is not None:
+                return move
             raise BadInput(f"illegal move {t}: legal moves are {_legal_list(moves, v)}")
+        same = [m for m in moves if m.captured and (m.frm, m.to) == (frm, to)]
         if len(same) == 1:
             return same[0]
         if not same:
@@ -354,9 +404,9 @@ def move_from_pdn(pos: Position, text: str) -> Move:
     moves = legal_moves(pos)
     if re.fullmatch(r"[0-9]+-[0-9]+", t):
         a, b = _squares(t, "-", n)
-        for m in moves:
-            if not m.captured and (m.frm, m.to) == (a, b):
-                return m
+        move = find_move(pos, a, b, (), moves)
+        if move is not None:
+            return move
         raise BadInput(f"illegal move {t}: legal moves are {_legal_list(moves)}")
     if not re.fullmatch(r"[0-9]+([x:*][0-9]+)+", t.lower()):
         raise BadInput(f"bad move {_clip(text)!r}: expected from-to or fromxto")
@@ -368,8 +418,8 @@ def move_from_pdn(pos: Position, text: str) -> Move:
                if any(_is_subsequence(middle, p[:-1]) for p in capture_paths(pos, m))]
         if not fit:
             # Also accept a Hub-style list of captured squares written in PDN.
-            fit = [m for m in moves if m.captured and m.frm == sq[0] and m.to == sq[1]
-                   and set(m.captured) == set(sq[2:])]
+            hub = find_move(pos, sq[0], sq[1], sq[2:], moves)
+            fit = [hub] if hub is not None else []
         same = fit
     if len(same) == 1:
         return same[0]

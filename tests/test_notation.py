@@ -13,9 +13,9 @@ import pytest
 
 import slow_rules
 from engine import (
-    BadInput, Move, get_variant, legal_moves, move_from_hub, move_from_pdn, move_to_hub,
-    move_to_pdn, parse_position, pos_from_fen, pos_from_hub, pos_to_fen, pos_to_hub,
-    start_position,
+    WHITE, BadInput, Move, find_move, get_variant, legal_moves, move_from_hub, move_from_pdn,
+    move_to_hub, move_to_pdn, parse_position, pos_from_dxp, pos_from_fen, pos_from_hub,
+    pos_from_pieces, pos_to_dxp, pos_to_fen, pos_to_hub, start_position,
 )
 from test_twin import dense, king_heavy, random_games
 
@@ -259,3 +259,58 @@ def test_garbage_raises_bad_input_and_nothing_else(name):
             bad += 1
         # Any other exception fails the test with the input in the traceback.
     assert bad > 0
+
+
+# ----- the one legal-move finder ------------------------------------------------------
+
+def test_find_move_matches_from_to_and_the_captured_set():
+    for pos in POSITIONS[:200]:
+        moves = legal_moves(pos)
+        for m in moves:
+            assert find_move(pos, m.frm, m.to, tuple(reversed(m.captured))) == m
+            if m.captured:
+                assert find_move(pos, m.frm, m.to) is None            # not a quiet move
+                assert find_move(pos, m.frm, m.to, m.captured[1:]) in (None, *moves)
+                assert find_move(pos, m.frm, m.to, m.captured[1:]) != m
+        assert find_move(pos, 1, 1) is None
+    start = start_position()
+    assert find_move(start, 32, 28) == move_from_hub(start, "32-28")
+    assert find_move(start, 32, 28, moves=[]) is None                 # only among ``moves``
+    assert find_move(parse_position(TWIN_CAPTURES), 15, 4, (41, 9, 24)).captured != \
+        find_move(parse_position(TWIN_CAPTURES), 15, 4, (23, 9, 24)).captured
+
+
+# ----- DXP positions and positions from pieces ---------------------------------------------
+
+def test_dxp_position_round_trips_and_matches_the_hub_string():
+    assert pos_to_dxp(start_position()) == "W" + "z" * 20 + "e" * 10 + "w" * 20
+    for pos in POSITIONS:
+        if pos.variant.name != "international":
+            continue
+        text = pos_to_dxp(pos)
+        assert pos_from_dxp(text) == pos
+        assert text == pos_to_hub(pos).replace("b", "z").replace("B", "Z")
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("W" + "e" * 49, "51 characters"), ("B" + "e" * 50, "W or Z"),
+    ("W" + "b" * 50, "bad character 'b'"), ("Z" + "w" * 5 + "e" * 45, "promotion row"),
+])
+def test_bad_dxp_positions_are_refused_with_the_reason(text, problem):
+    with pytest.raises(BadInput, match=problem):
+        pos_from_dxp(text)
+
+
+def test_dxp_refuses_other_boards():
+    with pytest.raises(BadInput, match="international positions only"):
+        pos_to_dxp(start_position(get_variant("russian")))
+
+
+def test_pos_from_pieces_checks_like_the_fen_codec():
+    assert pos_from_pieces({28: "w", 19: "B"}, WHITE) == pos_from_fen("W:W28:BK19")
+    with pytest.raises(BadInput, match="promotion row"):
+        pos_from_pieces({3: "w"}, WHITE)
+    with pytest.raises(BadInput, match="off the board"):
+        pos_from_pieces({51: "w"}, WHITE)
+    with pytest.raises(BadInput, match="bad piece"):
+        pos_from_pieces({28: "x"}, WHITE)

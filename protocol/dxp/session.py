@@ -202,14 +202,6 @@ class Config:
     confirm_timeout: float = CONFIRM_TIMEOUT
 
 
-def to_dxp_board(pos: engine.Position) -> str:
-    return engine.pos_to_hub(pos)[1:].translate(str.maketrans("bB", "zZ"))
-
-
-def from_dxp_board(board: str, white_to_move: bool) -> engine.Position:
-    return engine.pos_from_hub(("W" if white_to_move else "B") + board.translate(str.maketrans("zZ", "bB")))
-
-
 def colour_name(side: int) -> str:
     return "white" if side == engine.WHITE else "black"
 
@@ -314,7 +306,8 @@ class Session:
             self.link.send(GameAcc(self.config.name, 2))
             return
         try:
-            start = engine.start_position() if req.board is None else from_dxp_board(req.board, req.white_to_move)
+            start = (engine.start_position() if req.board is None else
+                     engine.pos_from_dxp(("W" if req.white_to_move else "Z") + req.board))
         except engine.BadInput as exc:
             self._protocol_error(f"GAMEREQ position: {exc}", refuse_request=True)
             return
@@ -348,9 +341,7 @@ class Session:
             where = "outside a game" if self.state not in IN_GAME else "out of turn"
             self._protocol_error(f"MOVE {text} {where} ({self.state.value})")
             return
-        wanted = (msg.frm, msg.to, frozenset(msg.captured))
-        move = next((m for m in engine.legal_moves(self.game.position)
-                     if (m.frm, m.to, frozenset(m.captured)) == wanted), None)
+        move = engine.find_move(self.game.position, msg.frm, msg.to, msg.captured)
         if move is None:
             self._protocol_error(f"illegal move {text} in {engine.pos_to_fen(self.game.position)}")
             return
@@ -559,5 +550,5 @@ class Session:
         self.games_requested += 1
         normal = start == engine.start_position()
         self.link.send(GameReq(self.config.name, ours == engine.BLACK, self.config.minutes, self.config.moves,
-                               None if normal else to_dxp_board(start), start.turn == engine.WHITE))
+                               None if normal else engine.pos_to_dxp(start)[1:], start.turn == engine.WHITE))
         self.state = State.WAIT_ACC

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from engine import BadInput, Move, Position, capture_paths, legal_moves, move_to_pdn
+from engine import BadInput, Move, Position, capture_paths, find_move, legal_moves, move_to_pdn
 
 
 def describe(pos: Position, moves: list[Move]) -> str:
@@ -35,16 +35,10 @@ def _subsequence(small: list[int], big: list[int]) -> bool:
 def _by_squares(pos: Position, moves: list[Move], squares: list[int]) -> list[Move]:
     """Captures named by from, to and then landing or captured squares."""
     frm, rest = squares[0], squares[1:]
-    found = []
-    for m in moves:
-        if not m.captured or m.frm != frm:
-            continue
-        as_path = m.to == rest[-1] and (len(rest) == 1 or any(
-            _subsequence(rest[:-1], p[:-1]) for p in capture_paths(pos, m)))
-        as_hub = len(rest) >= 2 and m.to == rest[0] and set(rest[1:]) == set(m.captured)
-        if as_path or as_hub:
-            found.append(m)
-    return found
+    as_hub = find_move(pos, frm, rest[0], rest[1:], moves) if len(rest) >= 2 else None
+    return [m for m in moves if m == as_hub or (
+        m.captured and m.frm == frm and m.to == rest[-1] and (len(rest) == 1 or any(
+            _subsequence(rest[:-1], p[:-1]) for p in capture_paths(pos, m))))]
 
 
 def _splits(digits: str, n: int) -> list[tuple[int, int]]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from engine import BLACK, WHITE, BadInput, Position, Variant, pos_from_fen
+from engine import BLACK, WHITE, BadInput, Position, Variant, pos_from_fen, pos_from_pieces
 
 _COLOUR = {"w": WHITE, "white": WHITE, "b": BLACK, "black": BLACK}
 _PIECE = {"w": (WHITE, False), "b": (BLACK, False), "W": (WHITE, True), "B": (BLACK, True),
@@ -33,13 +33,10 @@ def crowning_row(variant: Variant, side: int) -> range:
 
 
 def build(variant: Variant, pieces: dict[int, tuple[int, bool]], turn: int) -> Position:
-    """A position from {square: (side, is_king)}, through the FEN codec and its checks."""
-    def section(side: int) -> str:
-        return ",".join(("K" if king else "") + str(square)
-                        for square, (owner, king) in sorted(pieces.items()) if owner == side)
-
-    fen = f"{'W' if turn == WHITE else 'B'}:W{section(WHITE)}:B{section(BLACK)}"
-    return pos_from_fen(fen, variant)
+    """A position from {square: (side, is_king)}, with the engine's checks."""
+    letters = {square: ("W" if king else "w") if side == WHITE else ("B" if king else "b")
+               for square, (side, king) in pieces.items()}
+    return pos_from_pieces(letters, turn, variant)
 
 
 def pieces_of(pos: Position) -> dict[int, tuple[int, bool]]:
