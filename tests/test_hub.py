@@ -1,7 +1,9 @@
-"""Transcripts of ``rafle hub``: lines in, exact lines out, with the executable as a subprocess.
+"""Transcripts of ``rafle hub``: lines in, exact lines out.
 
-Most tests share one engine process (started once, past ``init``), and leave it idle.  The
-handshake, end-of-input, ``quit`` and stderr tests start their own.  Waits have generous
+Most tests share one in-process Hub (``hub_transcript.HubTranscript``: the real protocol loop
+on pipes, started once, past ``init``), and leave it idle; a few start their own.  The tests
+of the process itself (end of input, ``quit``, nothing on stderr, the handshake with an empty
+numba cache) drive the executable as a subprocess (``HubProcess``).  Waits have generous
 time-outs only so that a hang fails instead of blocking CI; no test asserts a duration.
 The position reached by ``pos`` is observed through the ``perft`` extension, whose root
 moves are compared with the engine's own ``legal_moves``.
@@ -27,6 +29,7 @@ from engine import (
 )
 from engine.search import Limits, Searcher
 from perft.suite import load_reference
+from hub_transcript import HubTranscript
 from protocol.hub.wire import Level, score_text, tokenize
 
 START = pos_to_hub(start_position())
@@ -93,7 +96,7 @@ class HubProcess:
 
 @pytest.fixture(scope="module")
 def hub():
-    engine = HubProcess()
+    engine = HubTranscript()
     engine.send("hub")
     engine.read_until("wait")
     engine.send("init")
@@ -103,7 +106,7 @@ def hub():
     assert engine.close() == 0
 
 
-def root_moves(hub: HubProcess) -> set[str]:
+def root_moves(hub: HubTranscript | HubProcess) -> set[str]:
     """The legal moves of the current ``pos``, through the perft extension."""
     hub.send("perft depth=1")
     lines = hub.read_until("perft ")
@@ -138,7 +141,7 @@ def check_done(line: str, pos) -> None:
 # ----- handshake and parameters -----------------------------------------------------------
 
 def test_handshake_declares_id_variants_and_searcher_options():
-    lines = handshake()
+    lines = handshake(in_process=True)
     assert lines[0] == (f'id name=Rafle version={version("rafle")} author="Rafle authors" '
                         "country=International")
     names = " ".join(v.hub_name for v in VARIANTS.values())
@@ -156,8 +159,8 @@ def test_handshake_declares_id_variants_and_searcher_options():
     assert declared == {"variant": ("normal", "enum"), **options}
 
 
-def handshake(env=None) -> list[str]:
-    engine = HubProcess(env=env)
+def handshake(env=None, in_process=False) -> list[str]:
+    engine = HubTranscript() if in_process else HubProcess(env=env)
     engine.send("hub")
     lines = engine.read_until("wait")
     engine.send("quit")
@@ -173,11 +176,11 @@ def test_handshake_needs_no_numba(tmp_path):
                          cwd=Path(__file__).resolve().parents[1], check=True).stdout.split()
     assert out == [str(1 + len(Searcher().options())), "False"]
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))  # an empty numba cache
-    assert handshake(env) == handshake()
+    assert handshake(env) == handshake() == handshake(in_process=True)
 
 
 def test_set_param_is_silent_before_and_after_init():
-    engine = HubProcess()
+    engine = HubTranscript()
     engine.send("hub")
     engine.read_until("wait")
     params = [o for o in Searcher().options()]

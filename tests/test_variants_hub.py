@@ -19,7 +19,8 @@ import pytest
 from engine import get_variant, legal_moves, move_to_hub, start_position
 from protocol.hub.server import Hub, Output
 from protocol.hub.wire import tokenize
-from test_hub import HubProcess, hub  # noqa: F401  (the module-scoped fixture)
+from hub_transcript import HubTranscript
+from test_hub import hub  # noqa: F401  (the module-scoped fixture)
 
 draughts = pytest.importorskip("draughts")
 from draughts import Board  # noqa: E402
@@ -63,7 +64,7 @@ def test_complete_game_every_move_legal_in_pydraughts(rafle, hub_name):
 
 
 def test_variant_param_lists_exactly_the_implemented_variants():
-    engine = HubProcess()
+    engine = HubTranscript()
     engine.send("hub")
     lines = engine.read_until("wait")
     engine.send("quit")
@@ -72,7 +73,7 @@ def test_variant_param_lists_exactly_the_implemented_variants():
     assert {get_variant(name).hub_name for name in HUB_VARIANTS.split()} == set(HUB_VARIANTS.split())
 
 
-def perft_moves(hub: HubProcess) -> set[str]:
+def perft_moves(hub: HubTranscript) -> set[str]:
     hub.send("perft depth=1")
     return {x.split()[1][len("move="):] for x in hub.read_until("perft ")[:-1]}
 

@@ -518,6 +518,18 @@ def _read_lines(fd: int, events: queue.Queue, closed: threading.Event) -> None:
     events.put(("eof", "", time.monotonic()))
 
 
+def serve(in_fd: int, out_fd: int, log=None) -> int:
+    """Speak Hub on these file descriptors until ``quit`` or end of input; the exit code.
+    ``main`` serves stdin/stdout; the tests serve pipes, in-process."""
+    out = Output(out_fd, log)
+    events: queue.Queue = queue.Queue()
+    closed = threading.Event()
+    reader = threading.Thread(target=_read_lines, args=(in_fd, events, closed),
+                              name="hub-reader", daemon=True)
+    reader.start()
+    return Hub(out, events, closed).run()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the Hub loop until ``quit`` or end of input.  Arguments are ignored (clients pass
     ``hub`` and ``--key=value`` options)."""
@@ -525,15 +537,8 @@ def main(argv: list[str] | None = None) -> int:
         print(__doc__.strip())
         return 0
     log = _silence_stderr()
-    out = Output(sys.stdout.fileno(), log)
-    events: queue.Queue = queue.Queue()
-    closed = threading.Event()
-    reader = threading.Thread(target=_read_lines, args=(sys.stdin.fileno(), events, closed),
-                              name="hub-reader", daemon=True)
-    reader.start()
-    hub = Hub(out, events, closed)
     try:
-        return hub.run()
+        return serve(sys.stdin.fileno(), sys.stdout.fileno(), log)
     except KeyboardInterrupt:
         return 0
 
