@@ -1,13 +1,15 @@
 """Text mode (``rafle play``): driven the way a person types, through pipes and a terminal.
 
-Most tests run the real command (``python -m protocol.cli play``) with lines on stdin and
-read the transcript it prints; one drives it through a pseudo-terminal.  Positions are
+Most tests run the text mode's loop in this process with lines on an input stream and read
+the transcript it prints; the bad-input and no-argument tests run the real command
+(``python -m protocol.cli``) with lines on stdin, and one drives it through a pseudo-terminal.  Positions are
 checked with the ``fen`` command against positions computed here with the engine API.
 The readers behind the commands (typed moves, set-up text, the board) are tested in
 process as well.
 """
 from __future__ import annotations
 
+import io
 import os
 import random
 import re
@@ -25,6 +27,7 @@ from engine import (
 )
 from engine.game import Game
 from protocol.text import board as board_view
+from protocol.text import cli as text_cli
 from protocol.text.moves import parse_move
 from protocol.text.study import parse_setup
 from protocol.text.commands import COMMANDS
@@ -33,8 +36,18 @@ ROOT = Path(__file__).resolve().parents[1]
 START_FEN = pos_to_fen(start_position())
 
 
-def rafle_play(lines: list[str], *args: str, timeout: float = 300) -> str:
-    """Run ``rafle play`` with ``lines`` on a pipe; the transcript it printed."""
+def rafle_play(lines: list[str], *args: str, process: bool = False, timeout: float = 300) -> str:
+    """``rafle play`` with ``lines`` as its input; the transcript it printed.
+
+    In this process by default (``protocol.text.cli.main`` on streams, as on a pipe: no
+    terminal, so no colour and every line echoed); ``process=True`` runs the command."""
+    if not process:
+        typed = "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
+        stdin = io.TextIOWrapper(io.BytesIO(typed), encoding="utf-8", errors="replace")
+        stdout = io.StringIO()
+        assert text_cli.main(list(args), stdin, stdout) == 0
+        assert "Traceback" not in stdout.getvalue()
+        return stdout.getvalue()
     env = dict(os.environ, NO_COLOR="1")
     typed = "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
     proc = subprocess.run([sys.executable, "-m", "protocol.cli", "play", *args], input=typed,
@@ -156,7 +169,7 @@ def test_bad_input_gets_a_helpful_message_and_the_session_goes_on():
            "analyse later", "play purple", "load /no/such/file.pdn",
            "save /no/such/dir/x.pdn", "turn green", "accept", "new tetris", "numbers maybe",
            "\x00\x01 \ufffd", "\udcff\udcfe32-28", "28x19x23x12x1"]
-    out = rafle_play(bad + ["32-28", "fen", "quit"], "--play", "both")
+    out = rafle_play(bad + ["32-28", "fen", "quit"], "--play", "both", process=True)
     for line in bad:
         echoed = line.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         reply = answers(out, echoed)[0]
