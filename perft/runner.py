@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 
 from engine import BadInput, get_variant, move_to_hub, parse_position, pos_to_fen, warm_up
 

@@ -10,7 +10,6 @@ moves are compared with the engine's own ``legal_moves``.
 """
 from __future__ import annotations
 
-import json
 import os
 import queue
 import re

@@ -29,24 +29,26 @@ send it): after ``pos``, ``perft depth=N`` prints one ``info move=<hub move> nod
 per legal root move (the number of ``N``-ply move sequences starting with that move; a
 capture is counted once however many ways it can be played) and a final
 ``perft nodes=<total> time=<seconds>``.
+
+The pipes (reader thread, flushed writer, silent stderr) are :mod:`.stdio`; the work done in
+the background (engine load, warm-up, search, perft, each a ``Future``) is :mod:`.jobs`.
 """
 from __future__ import annotations
 
-import os
 import queue
 import sys
 import threading
 import time
 import traceback
-import warnings
-
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 
 import engine
 from engine import parse_float
 
-from .wire import Command, Level, error_line, info_line, line, tokenize
+from .jobs import in_background, load_searcher, start_perft, start_search
+from .stdio import Output, read_lines, silence_stderr
+from .wire import Command, Level, error_line, line, tokenize
 
 NAME = "Rafle"
 AUTHOR = "Rafle authors"
@@ -64,93 +66,6 @@ def _version() -> str:
         return version("rafle")
     except Exception:  # not installed as a distribution (e.g. run from a bare checkout)
         return "0"
-
-
-# ----- output -----------------------------------------------------------------------
-
-class Output:
-    """Writes whole lines to stdout, flushed, one writer at a time; optionally logs them.
-
-    Lines go straight to the file descriptor: a buffered stream's lock held by a job thread
-    would abort the interpreter at exit ("could not acquire lock ... at shutdown").
-    """
-
-    def __init__(self, fd: int, log=None):
-        self.fd = fd
-        self.log = log
-        self.lock = threading.Lock()
-        self.broken = threading.Event()
-
-    def send(self, text: str) -> None:
-        if not text:
-            return  # a blank line aborts GWD's match driver
-        data = (text + "\n").encode("utf-8", "replace")
-        with self.lock:
-            self.note("< " + text)
-            while data and not self.broken.is_set():
-                try:
-                    data = data[os.write(self.fd, data):]
-                except OSError:  # the GUI has gone: behave as on end of input
-                    self.broken.set()
-
-    def note(self, text: str) -> None:
-        if self.log is not None:
-            try:
-                self.log.write(f"{time.strftime('%H:%M:%S')} {text}\n")
-                self.log.flush()
-            except (OSError, ValueError):
-                pass
-
-
-def _silence_stderr():
-    """Send fd 2 and Python's warnings to the log file (``RAFLE_LOG``) or to nowhere."""
-    log = None
-    path = os.environ.get("RAFLE_LOG")
-    if path:
-        try:
-            log = open(path, "a", encoding="utf-8", buffering=1)
-        except OSError:
-            log = None
-    sink = log if log is not None else open(os.devnull, "w")
-    os.dup2(sink.fileno(), 2)  # also catches writes from C code (LLVM, numba)
-    sys.stderr = sink
-    warnings.simplefilter("ignore")
-    warnings.showwarning = lambda *args, **kwargs: None
-    return log
-
-
-# ----- the engine, loaded in the background ------------------------------------------------
-
-def in_background(work, name: str) -> Future:
-    """Run ``work()`` in a daemon thread; its result (or exception) arrives in the future.
-
-    Not a ``ThreadPoolExecutor``: its threads are joined at exit, and end of input must not
-    wait for a compile or a perft to finish.
-    """
-    future: Future = Future()
-    future.set_running_or_notify_cancel()
-
-    def run() -> None:
-        try:
-            future.set_result(work())
-        except BaseException as exc:   # handed to whoever waits on the future
-            future.set_exception(exc)
-
-    threading.Thread(target=run, name=name, daemon=True).start()
-    return future
-
-
-def load_searcher(out: Output) -> Future:
-    """Import the engine's kernels and build a ``Searcher``, in the background (numba loads
-    while the GUI sends ``set-param`` and ``init``); load failures go to the log."""
-    def load():
-        try:
-            engine.load()
-            return engine.Searcher()
-        except BaseException:
-            out.note(traceback.format_exc())
-            raise
-    return in_background(load, "engine-loader")
 
 
 def param_lines() -> list[str]:
@@ -171,19 +86,6 @@ def param_lines() -> list[str]:
             text += ' values="' + " ".join(opt.values) + '"'
         lines.append(text)
     return lines
-
-
-def allowed_moves(positions: list, moves: list) -> list:
-    """The moves the game allows after ``moves`` from ``positions[0]`` (Frisian: not a
-    barred king's).  The GUI is the referee of its own moves: if the engine's referee
-    refuses one of them, the board's legal moves are the answer."""
-    game = engine.Game(positions[0])
-    try:
-        for move in moves:
-            game.push(move)
-    except engine.BadInput:
-        return engine.legal_moves(positions[-1])
-    return game.legal_moves()
 
 
 # ----- the protocol loop ----------------------------------------------------------------
@@ -403,7 +305,8 @@ class Hub:
         self.pondering = ponder
         self.hit_pending = False
         self.job_is_perft = False
-        self.job = self.search(self.positions, self.moves, limits, ponder, analyze)
+        self.job = start_search(self.searcher, self.out, self.positions, self.moves, limits,
+                                ponder, analyze, self.arrived)
 
     def cmd_perft(self, cmd: Command):
         self.load()
@@ -415,7 +318,7 @@ class Hub:
         pos = self.positions[-1]
         self.hit_pending = False
         self.job_is_perft = True
-        self.job = in_background(lambda: self.perft(pos, depth), "hub-perft")
+        self.job = start_perft(self.out, pos, depth)
 
     HANDLERS = {
         "hub": cmd_hub, "set-param": cmd_set_param, "init": cmd_init, "ping": cmd_ping,
@@ -424,99 +327,6 @@ class Hub:
         "perft": cmd_perft,
     }
 
-    # ---- jobs ----
-    def search(self, positions: list, moves: list, limits, ponder: bool,
-               analyze: bool) -> Future:
-        """Start the search; the returned future is done once ``done`` is written."""
-        pos = positions[-1]
-
-        def on_info(info) -> None:   # called in the search thread
-            try:
-                pv = [engine.move_to_hub(m, pos.variant) for m in info.pv]
-                self.out.send(info_line(info.depth, info.mean_depth, info.score, info.nodes,
-                                        info.time, pv))
-            except Exception:  # a report must never abort the search that makes the move
-                self.out.note(traceback.format_exc())
-
-        finished: Future = Future()
-        finished.set_running_or_notify_cancel()
-
-        def report(search: Future) -> None:   # in the search thread, once it has ended
-            try:
-                result = search.result()
-                move, reply, failed = result.move, result.ponder, False
-            except BaseException:
-                self.out.note(traceback.format_exc())
-                move = reply = None
-                failed = True
-            try:
-                self.out.send(self.done_line(positions, moves, move, reply, failed))
-            finally:
-                finished.set_result(None)
-
-        self.searcher.start(pos, positions[:-1], limits, on_info=on_info, ponder=ponder,
-                            analyze=analyze, started=self.arrived).add_done_callback(report)
-        return finished
-
-    def done_line(self, positions: list, moves: list, move, reply, failed: bool) -> str:
-        """``done move=X [ponder=Y]``; a bare ``done`` only when the game allows no move."""
-        pos = positions[-1]
-        try:
-            allowed = allowed_moves(positions, moves)
-        except Exception:   # never worse than the board's own legal moves
-            self.out.note(traceback.format_exc())
-            allowed = engine.legal_moves(pos)
-        if move not in allowed:
-            if move is not None:
-                self.out.note(f"search returned an illegal move {move}")
-            # Never lose a game to a fault: any legal move beats none.
-            move = allowed[0] if allowed else None
-        if move is None:
-            return "done"
-        text = f"done move={engine.move_to_hub(move, pos.variant)}"
-        if reply is not None:
-            after = positions + [engine.play(pos, move)]
-            try:
-                if reply in allowed_moves(after, moves + [move]):
-                    text += f" ponder={engine.move_to_hub(reply, pos.variant)}"
-            except Exception:
-                self.out.note(traceback.format_exc())
-        return text
-
-    def perft(self, pos, depth: int) -> None:
-        start = time.perf_counter()
-        total = 1
-        if depth > 0:
-            total = 0
-            for move in engine.legal_moves(pos):  # one line per move as soon as it is counted
-                nodes = engine.perft(engine.play(pos, move), depth - 1)
-                total += nodes
-                self.out.send(line("info", ("move", engine.move_to_hub(move, pos.variant)),
-                                   ("nodes", str(nodes))))
-        elapsed = time.perf_counter() - start
-        self.out.send(line("perft", ("nodes", str(total)), ("time", f"{elapsed:.3f}")))
-
-
-def _read_lines(fd: int, events: queue.Queue, closed: threading.Event) -> None:
-    """Queue each input line; raw reads, so that no stream lock is held at exit."""
-    pending = b""
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            chunk = b""
-        if not chunk:
-            break
-        pending += chunk
-        *complete, pending = pending.split(b"\n")
-        arrived = time.monotonic()  # the clock of a `go` runs from here
-        for raw in complete:
-            events.put(("line", raw.decode("utf-8", "replace").strip(), arrived))
-    if pending.strip():
-        events.put(("line", pending.decode("utf-8", "replace").strip(), time.monotonic()))
-    closed.set()
-    events.put(("eof", "", time.monotonic()))
-
 
 def serve(in_fd: int, out_fd: int, log=None) -> int:
     """Speak Hub on these file descriptors until ``quit`` or end of input; the exit code.
@@ -524,7 +334,7 @@ def serve(in_fd: int, out_fd: int, log=None) -> int:
     out = Output(out_fd, log)
     events: queue.Queue = queue.Queue()
     closed = threading.Event()
-    reader = threading.Thread(target=_read_lines, args=(in_fd, events, closed),
+    reader = threading.Thread(target=read_lines, args=(in_fd, events, closed),
                               name="hub-reader", daemon=True)
     reader.start()
     return Hub(out, events, closed).run()
@@ -536,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] in ("-h", "--help"):
         print(__doc__.strip())
         return 0
-    log = _silence_stderr()
+    log = silence_stderr()
     try:
         return serve(sys.stdin.fileno(), sys.stdout.fileno(), log)
     except KeyboardInterrupt:

@@ -1,0 +1,140 @@
+"""What the Hub runs in the background while it keeps reading its input: the engine's load,
+``init``'s warm-up, a search and a perft.  Each is a ``concurrent.futures.Future``, done once
+its last line is written; the Hub waits on it, or stops it through the searcher."""
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from concurrent.futures import Future
+
+import engine
+
+from .stdio import Output
+from .wire import info_line, line
+
+
+def in_background(work, name: str) -> Future:
+    """Run ``work()`` in a daemon thread; its result (or exception) arrives in the future.
+
+    Not a ``ThreadPoolExecutor``: its threads are joined at exit, and end of input must not
+    wait for a compile or a perft to finish.
+    """
+    future: Future = Future()
+    future.set_running_or_notify_cancel()
+
+    def run() -> None:
+        try:
+            future.set_result(work())
+        except BaseException as exc:   # handed to whoever waits on the future
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name=name, daemon=True).start()
+    return future
+
+
+def load_searcher(out: Output) -> Future:
+    """Import the engine's kernels and build a ``Searcher``, in the background (numba loads
+    while the GUI sends ``set-param`` and ``init``); load failures go to the log."""
+    def load():
+        try:
+            engine.load()
+            return engine.Searcher()
+        except BaseException:
+            out.note(traceback.format_exc())
+            raise
+    return in_background(load, "engine-loader")
+
+
+def allowed_moves(positions: list, moves: list) -> list:
+    """The moves the game allows after ``moves`` from ``positions[0]`` (Frisian: not a
+    barred king's).  The GUI is the referee of its own moves: if the engine's referee
+    refuses one of them, the board's legal moves are the answer."""
+    game = engine.Game(positions[0])
+    try:
+        for move in moves:
+            game.push(move)
+    except engine.BadInput:
+        return engine.legal_moves(positions[-1])
+    return game.legal_moves()
+
+
+def start_search(searcher, out: Output, positions: list, moves: list, limits, ponder: bool,
+                 analyze: bool, started: float) -> Future:
+    """Start a search of ``positions[-1]`` (reached by ``moves``), its ``info`` lines written as
+    they come; the returned future is done once its ``done`` line is written."""
+    pos = positions[-1]
+
+    def on_info(info) -> None:   # called in the search thread
+        try:
+            pv = [engine.move_to_hub(m, pos.variant) for m in info.pv]
+            out.send(info_line(info.depth, info.mean_depth, info.score, info.nodes,
+                               info.time, pv))
+        except Exception:  # a report must never abort the search that makes the move
+            out.note(traceback.format_exc())
+
+    finished: Future = Future()
+    finished.set_running_or_notify_cancel()
+
+    def report(search: Future) -> None:   # in the search thread, once it has ended
+        try:
+            result = search.result()
+            move, reply, failed = result.move, result.ponder, False
+        except BaseException:
+            out.note(traceback.format_exc())
+            move = reply = None
+            failed = True
+        try:
+            out.send(done_line(out, positions, moves, move, reply, failed))
+        finally:
+            finished.set_result(None)
+
+    searcher.start(pos, positions[:-1], limits, on_info=on_info, ponder=ponder,
+                   analyze=analyze, started=started).add_done_callback(report)
+    return finished
+
+
+def done_line(out: Output, positions: list, moves: list, move, reply, failed: bool) -> str:
+    """``done move=X [ponder=Y]``; a bare ``done`` only when the game allows no move."""
+    pos = positions[-1]
+    try:
+        allowed = allowed_moves(positions, moves)
+    except Exception:   # never worse than the board's own legal moves
+        out.note(traceback.format_exc())
+        allowed = engine.legal_moves(pos)
+    if move not in allowed:
+        if move is not None:
+            out.note(f"search returned an illegal move {move}")
+        # Never lose a game to a fault: any legal move beats none.
+        move = allowed[0] if allowed else None
+    if move is None:
+        return "done"
+    text = f"done move={engine.move_to_hub(move, pos.variant)}"
+    if reply is not None:
+        after = positions + [engine.play(pos, move)]
+        try:
+            if reply in allowed_moves(after, moves + [move]):
+                text += f" ponder={engine.move_to_hub(reply, pos.variant)}"
+        except Exception:
+            out.note(traceback.format_exc())
+    return text
+
+
+def start_perft(out: Output, pos, depth: int) -> Future:
+    """Count the ``depth``-ply move sequences from ``pos``: an ``info`` line per root move,
+    then the ``perft`` line; the future is done after it."""
+    return in_background(lambda: _perft(out, pos, depth), "hub-perft")
+
+
+def _perft(out: Output, pos, depth: int) -> None:
+    start = time.perf_counter()
+    total = 1
+    if depth > 0:
+        total = 0
+        for move in engine.legal_moves(pos):  # one line per move as soon as it is counted
+            nodes = engine.perft(engine.play(pos, move), depth - 1)
+            total += nodes
+            out.send(line("info", ("move", engine.move_to_hub(move, pos.variant)),
+                          ("nodes", str(nodes))))
+    elapsed = time.perf_counter() - start
+    out.send(line("perft", ("nodes", str(total)), ("time", f"{elapsed:.3f}")))
