@@ -18,6 +18,7 @@ import pytest
 
 from engine import legal_moves, parse_position
 from engine import Limits, Result
+from protocol.dxp import link as dxp_link
 from protocol.dxp import session as dxp
 from protocol.dxp.wire import (START_BOARD, BackAcc, BackReq, Chat, DxpError, DxpVersionError, Framer,
                               GameAcc, GameEnd, GameReq, MoveMsg, decode, encode, format_minutes,
@@ -173,25 +174,25 @@ def test_link_reads_messages_however_they_arrive(chunking):
             pieces = [data[i:i + 7] for i in range(0, len(data), 7)]
         sender = threading.Thread(target=lambda: [a.sendall(p) for p in pieces])
         sender.start()
-        link = dxp.Link(b)
+        link = dxp_link.Link(b)
         got = [link.receive(5) for _ in MESSAGES]
         sender.join()
         assert got == MESSAGES
         a.close()
-        with pytest.raises(dxp.PeerGone):
+        with pytest.raises(dxp_link.PeerGone):
             link.receive(5)
 
 
 def test_link_times_out_on_silence():
     a, b = socket.socketpair()
-    with a, b, pytest.raises(dxp.PeerSilent):
-        dxp.Link(b).receive(0.05)
+    with a, b, pytest.raises(dxp_link.PeerSilent):
+        dxp_link.Link(b).receive(0.05)
 
 
 def test_link_sends_exact_bytes_and_pauses_between_unanswered_messages():
     a, b = socket.socketpair()
     with a, b:
-        link = dxp.Link(a)
+        link = dxp_link.Link(a)
         link.send(GameAcc("Rafle", 0))
         link.send(MoveMsg(0, 32, 28))
         assert link.pauses == 1
@@ -268,7 +269,7 @@ class Peer:
 def start_session(player=None, **config):
     ours, theirs = socket.socketpair()
     log: list[str] = []
-    session = dxp.Session(dxp.Link(ours), player or FirstMove(), dxp.Config(**config), log.append)
+    session = dxp.Session(dxp_link.Link(ours), player or FirstMove(), dxp.Config(**config), log.append)
     thread = threading.Thread(target=session.run, daemon=True)
     thread.start()
     return Peer(theirs), session, thread, log

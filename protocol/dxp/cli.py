@@ -1,8 +1,9 @@
 """``rafle dxp``: play international draughts over DXP (DamExchange) on TCP.
 
 Owns the command line and the listening or connecting socket.  The dialogue of a
-connection (state machine, clock) is :mod:`protocol.dxp.session`; the message layout and
-NUL framing :mod:`protocol.dxp.wire`; rules and search are ``engine``'s.
+connection (state machine, clock) is :mod:`protocol.dxp.session`, its reads and writes
+:mod:`protocol.dxp.link`, the message layout and NUL framing :mod:`protocol.dxp.wire`;
+rules and search are ``engine``'s.
 
 Roles (``spec/protocols.md`` §3.1): TCP server (``--listen``, default) or client
 (``--connect``), DXP follower (default) or ``--initiator``.  Choices made here:
@@ -10,7 +11,7 @@ Roles (``spec/protocols.md`` §3.1): TCP server (``--listen``, default) or clien
 * One connection per process by default, like Scan: the process exits when the peer
   sends stop code 1 or closes the connection.  pydraughts launches a new engine per game
   and kills it afterwards, so this is what its tests need.  ``--forever`` keeps listening.
-* Never two messages back to back: a send waits until ``session.PAUSE`` has passed since our
+* Never two messages back to back: a send waits until ``link.PAUSE`` has passed since our
   previous one unless the peer has spoken in between.  pydraughts glues two messages
   that arrive in one read and loses the second (pitfall P1); this covers GAMEACC + first
   MOVE, BACKACC + MOVE, MOVE + GAMEEND and CHAT + GAMEEND.
@@ -31,7 +32,8 @@ import socket
 
 import engine
 
-from .session import NAME, Config, Link, SearchPlayer, Session
+from .link import Link
+from .session import NAME, Config, SearchPlayer, Session
 
 DEFAULT_PORT = 27531
 

@@ -1,28 +1,24 @@
-"""The DXP dialogue of one connection: the socket side and the game state machine.
+"""The DXP dialogue of one connection: the game state machine over a :class:`.link.Link`.
 
-:class:`Link` reads NUL-framed messages (``protocol.dxp.wire``) with timeouts and spaces
-out what we send; :class:`Session` is the state machine of ``spec/protocols.md`` §3.2
-(states in :class:`State`), for the follower and the initiator; :class:`Clock` keeps
+:class:`Session` is the state machine of ``spec/protocols.md`` §3.2 (states in
+:class:`State`), for the follower and the initiator; :class:`Clock` keeps
 our own time, since the GAMEREQ minutes are the whole game's.  Rules come from
-``engine.game``, moves from a player (Rafle's search, or a scripted one in tests).
+the engine's ``Game``, moves from a player (Rafle's search, or a scripted one in tests).
 The behaviour choices are listed in ``protocol.dxp.cli``.
 """
 from __future__ import annotations
 
 import enum
-import socket
 import time
-from collections import deque
 from concurrent.futures import Future, wait
 from dataclasses import dataclass, field, replace
 
 import engine
 
-from .wire import (BackAcc, BackReq, Chat, DxpError, DxpVersionError, Framer, GameAcc,
-                      GameEnd, GameReq, MoveMsg, decode, format_minutes, frame,
-                      parse_minutes)
+from .link import Link, PeerGone, PeerSilent
+from .wire import (BackAcc, BackReq, Chat, DxpError, DxpVersionError, GameAcc, GameEnd, GameReq,
+                   MoveMsg, decode, format_minutes, parse_minutes)
 
-PAUSE = 0.15                # seconds between two messages we send (P1)
 ZERO_TIME_MOVETIME = 0.15   # per-move budget when the GAMEREQ time is 000 (P3)
 CONFIRM_TIMEOUT = 10.0      # wait for the peer's GAMEEND confirmation
 NAME = "Rafle"
@@ -39,84 +35,6 @@ class State(enum.Enum):
 
 
 IN_GAME = (State.OUR_TURN, State.THEIR_TURN, State.GAME_OVER)
-
-
-class PeerGone(Exception):
-    """The connection ended (EOF or a socket error)."""
-
-
-class PeerSilent(Exception):
-    """No message within the time we wait for one."""
-
-
-class Link:
-    """A DXP connection: NUL-framed reads, spaced writes, optional wire trace."""
-
-    def __init__(self, sock: socket.socket, trace=None):
-        self.sock = sock
-        self.trace = trace
-        self.framer = Framer()
-        self.inbox: deque[str] = deque()
-        self.last_send = float("-inf")
-        self.last_receive = float("-inf")
-        self.pauses = 0   # sends that had to wait (pitfall P1), for the log and the tests
-        for level, option in ((socket.IPPROTO_TCP, socket.TCP_NODELAY),
-                              (socket.SOL_SOCKET, socket.SO_KEEPALIVE)):
-            try:
-                sock.setsockopt(level, option, 1)
-            except OSError:
-                pass   # not a TCP socket (tests use socketpair)
-
-    def send(self, msg) -> None:
-        # the pause matters only if the peer may still hold our previous message unread
-        wait = self.last_send + PAUSE - time.monotonic()
-        if wait > 0 and self.last_send > self.last_receive:
-            self.pauses += 1
-            time.sleep(wait)
-        data = frame(msg)
-        try:
-            self.sock.settimeout(10.0)   # a peer that stops reading must not block us forever
-            self.sock.sendall(data)
-        except OSError as exc:
-            raise PeerGone(f"send failed: {exc}") from None
-        self.last_send = time.monotonic()
-        if self.trace:
-            self.trace(f"-> {data[:-1].decode('ascii')}")
-
-    def poll(self, timeout: float) -> bool:
-        """True if a message is waiting (reads the socket for up to ``timeout`` s)."""
-        deadline = time.monotonic() + timeout
-        while not self.inbox:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            self.sock.settimeout(left)
-            try:
-                data = self.sock.recv(4096)
-            except (TimeoutError, socket.timeout):
-                return False
-            except OSError as exc:
-                raise PeerGone(f"receive failed: {exc}") from None
-            if not data:
-                raise PeerGone("connection closed by the peer")
-            self.last_receive = time.monotonic()
-            self.inbox.extend(self.framer.feed(data))
-        return True
-
-    def close(self) -> None:
-        try:
-            self.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass   # already gone
-        self.sock.close()
-
-    def receive(self, timeout: float) -> str:
-        if not self.poll(timeout):
-            raise PeerSilent(f"no message for {timeout:g} s")
-        text = self.inbox.popleft()
-        if self.trace:
-            self.trace(f"<- {text}")
-        return text
 
 
 # ----- players and clocks --------------------------------------------------------------
