@@ -2,7 +2,7 @@
 
 Each engine is a command (``rafle hub``, ``dame hub``, ``scan hub``) driven by
 :class:`protocol.hub.client.HubClient`.  Openings come in pairs with colours swapped;
-the runner keeps both clocks itself, sends the full game (start position plus every
+the runner keeps both clocks itself (the tally is :mod:`.score`), sends the full game (start position plus every
 move) before each move so engines can see repetitions, judges every move and ends
 games by the rules (:mod:`engine.game`).  An engine that crashes, hangs, answers an
 illegal move or oversteps its clock loses that game and is restarted.  After each game
@@ -22,11 +22,9 @@ from engine import (INTERNATIONAL, WHITE, BadInput, Game, get_variant, move_from
                     pos_to_hub, write_pdn)
 
 from ..hub.client import EngineError, HubClient
-from ..hub.wire import quote
-from .elo import Sprt, elo_estimate, sprt_bounds
+from .elo import Sprt
 from .openings import Opening, load_openings
-
-BAR = 24
+from .score import GameResult, Score
 
 
 @dataclass(frozen=True)
@@ -79,43 +77,6 @@ def per_engine(text: str | None, kind=float) -> tuple:
     return (values[0], values[-1])
 
 
-@dataclass
-class EngineStats:
-    name: str
-    time_losses: int = 0
-    crashes: int = 0
-    illegal: int = 0
-    moves: int = 0
-    think_time: float = 0.0
-    max_move_time: float = 0.0
-    max_overshoot: float | None = None   # largest (time used - budget) of one move
-    min_clock: float | None = None       # least time left after a move
-
-    def record(self, elapsed: float, budget: float | None, left: float | None) -> None:
-        self.moves += 1
-        self.think_time += elapsed
-        self.max_move_time = max(self.max_move_time, elapsed)
-        if budget is not None:
-            over = elapsed - budget
-            self.max_overshoot = over if self.max_overshoot is None else max(self.max_overshoot, over)
-        if left is not None:
-            self.min_clock = left if self.min_clock is None else min(self.min_clock, left)
-
-
-@dataclass
-class GameResult:
-    number: int
-    white: int                          # engine index (0 or 1) playing White
-    game: Game
-    result: str                         # '2-0', '1-1', '0-2'
-    reason: str
-    opening: int
-
-    def points(self, engine: int) -> float:
-        white_points = {"2-0": 1.0, "1-1": 0.5, "0-2": 0.0}[self.result]
-        return white_points if engine == self.white else 1.0 - white_points
-
-
 class Match:
     def __init__(self, args: argparse.Namespace, out=None):
         self.args = args
@@ -129,10 +90,8 @@ class Match:
         self.limits = self._limits(args)
         openings = args.openings or ("builtin" if self.variant is INTERNATIONAL else "startpos")
         self.openings: list[Opening] = load_openings(openings, self.variant)
-        self.sprt = Sprt.parse(args.sprt) if args.sprt else None
-        self.stats = [EngineStats("engine1"), EngineStats("engine2")]
-        self.results: list[GameResult] = []
-        self.verdict: str | None = None
+        self.score = Score(self.names, args.games, Sprt.parse(args.sprt) if args.sprt else None)
+        self.stats = self.score.stats
         self.lock = threading.Lock()
         self.log_lock = threading.Lock()
         self.stop = threading.Event()
@@ -169,41 +128,6 @@ class Match:
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
-
-    def wdl(self) -> tuple[int, int, int]:
-        w = sum(1 for r in self.results if r.points(0) == 1.0)
-        d = sum(1 for r in self.results if r.points(0) == 0.5)
-        return w, d, len(self.results) - w - d
-
-    def table_line(self) -> str:
-        w, d, l = self.wdl()
-        n, total = len(self.results), self.args.games
-        est = elo_estimate(w, d, l)
-        filled = BAR * n // total
-        text = (f"[{'#' * filled}{'-' * (BAR - filled)}] {n:>{len(str(total))}}/{total}  "
-                f"{self.names[0]} vs {self.names[1]}: +{w} ={d} -{l}  {100 * est.score:.1f}%  "
-                f"Elo {est.elo:+.1f} +- {est.error:.1f}")
-        if self.sprt:
-            llr, verdict = self.sprt.status(w, d, l)
-            lo, hi = sprt_bounds(self.sprt.alpha, self.sprt.beta)
-            text += f"  LLR {llr:+.2f} [{lo:.2f}, {hi:.2f}]" + (f" {verdict}" if verdict else "")
-        return text
-
-    def summary(self) -> str:
-        w, d, l = self.wdl()
-        est = elo_estimate(w, d, l)
-        fields = {"engine1": self.names[0], "engine2": self.names[1],
-                  "games": len(self.results), "wins": w, "draws": d, "losses": l,
-                  "score": f"{est.score:.4f}", "elo": f"{est.elo:.1f}", "error": f"{est.error:.1f}"}
-        if self.sprt:
-            llr, verdict = self.sprt.status(w, d, l)
-            fields.update(llr=f"{llr:.3f}", sprt=verdict or "none")
-        for i, s in enumerate(self.stats, start=1):
-            fields[f"time_losses{i}"] = s.time_losses
-            fields[f"crashes{i}"] = s.crashes
-            fields[f"illegal{i}"] = s.illegal
-            fields[f"overshoot{i}"] = "none" if s.max_overshoot is None else f"{s.max_overshoot:.3f}"
-        return "match " + " ".join(f"{k}={quote(str(v))}" for k, v in fields.items())
 
     # ----- engines -----------------------------------------------------------------
     def _client(self, index: int, worker: int) -> HubClient:
@@ -373,17 +297,15 @@ class Match:
                 "PlyCount": str(len(r.game.moves))}
         text = write_pdn(r.game, tags, r.reason)
         with self.lock:
-            self.results.append(r)
+            self.score.add(r)
             if self.pdn_file:
                 self.pdn_file.write(text)
                 self.pdn_file.flush()
-            if self.sprt:
-                self.verdict = self.sprt.status(*self.wdl())[1]
-                if self.verdict:
-                    self.stop.set()
+            if self.score.verdict:
+                self.stop.set()
             self.say(f"game {r.number + 1}: {white} - {black} {r.result} ({r.reason}, "
                      f"{len(r.game.moves)} plies, opening {r.opening + 1})")
-            self.say(self.table_line())
+            self.say(self.score.table_line())
 
     def run(self) -> int:
         a = self.args
@@ -410,24 +332,9 @@ class Match:
         if self.error:
             print(f"rafle match: {self.error}", file=sys.stderr)
             return 1
-        self.report()
+        for text in self.score.report(self.aborted):
+            self.say(text)
         return 0
-
-    def report(self) -> None:
-        if self.aborted:
-            self.say(self.table_line())
-        if self.verdict:
-            self.say(f"SPRT: {'H1 accepted' if self.verdict == 'H1' else 'H0 accepted'} "
-                     f"(elo0={self.sprt.elo0:g}, elo1={self.sprt.elo1:g})")
-        for i, s in enumerate(self.stats):
-            over = "-" if s.max_overshoot is None else f"{s.max_overshoot:+.3f}s"
-            clock = "" if s.min_clock is None else f", least clock left {s.min_clock:.3f}s"
-            avg = s.think_time / s.moves if s.moves else 0.0
-            self.say(f"{self.names[i] or f'engine {i + 1}'}: {s.moves} moves, "
-                     f"{avg:.3f}s/move avg, {s.max_move_time:.3f}s max, largest overshoot {over}"
-                     f"{clock}, time losses {s.time_losses}, crashes/hangs {s.crashes}, "
-                     f"illegal moves {s.illegal}")
-        self.say(self.summary())
 
 
 def _shut(client: HubClient | None) -> None:

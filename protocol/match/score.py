@@ -1,0 +1,120 @@
+"""The tally of a match: each game's result, each engine's figures, the SPRT verdict, and the
+lines that report them (the progress line after each game, the closing report, the
+machine-readable ``match ...`` summary)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine import Game
+
+from ..hub.wire import quote
+from .elo import Sprt, elo_estimate, sprt_bounds
+
+BAR = 24
+
+
+@dataclass
+class EngineStats:
+    name: str
+    time_losses: int = 0
+    crashes: int = 0
+    illegal: int = 0
+    moves: int = 0
+    think_time: float = 0.0
+    max_move_time: float = 0.0
+    max_overshoot: float | None = None   # largest (time used - budget) of one move
+    min_clock: float | None = None       # least time left after a move
+
+    def record(self, elapsed: float, budget: float | None, left: float | None) -> None:
+        self.moves += 1
+        self.think_time += elapsed
+        self.max_move_time = max(self.max_move_time, elapsed)
+        if budget is not None:
+            over = elapsed - budget
+            self.max_overshoot = over if self.max_overshoot is None else max(self.max_overshoot, over)
+        if left is not None:
+            self.min_clock = left if self.min_clock is None else min(self.min_clock, left)
+
+
+@dataclass
+class GameResult:
+    number: int
+    white: int                          # engine index (0 or 1) playing White
+    game: Game
+    result: str                         # '2-0', '1-1', '0-2'
+    reason: str
+    opening: int
+
+    def points(self, engine: int) -> float:
+        white_points = {"2-0": 1.0, "1-1": 0.5, "0-2": 0.0}[self.result]
+        return white_points if engine == self.white else 1.0 - white_points
+
+
+@dataclass
+class Score:
+    """What the match has found so far (not thread-safe: the match holds its lock)."""
+
+    names: list[str]
+    games: int                           # games planned
+    sprt: Sprt | None = None
+    stats: list[EngineStats] = field(
+        default_factory=lambda: [EngineStats("engine1"), EngineStats("engine2")])
+    results: list[GameResult] = field(default_factory=list)
+    verdict: str | None = None           # 'H0' or 'H1' once the SPRT has decided
+
+    def add(self, r: GameResult) -> None:
+        self.results.append(r)
+        if self.sprt:
+            self.verdict = self.sprt.status(*self.wdl())[1]
+
+    def wdl(self) -> tuple[int, int, int]:
+        w = sum(1 for r in self.results if r.points(0) == 1.0)
+        d = sum(1 for r in self.results if r.points(0) == 0.5)
+        return w, d, len(self.results) - w - d
+
+    def table_line(self) -> str:
+        w, d, l = self.wdl()
+        n, total = len(self.results), self.games
+        est = elo_estimate(w, d, l)
+        filled = BAR * n // total
+        text = (f"[{'#' * filled}{'-' * (BAR - filled)}] {n:>{len(str(total))}}/{total}  "
+                f"{self.names[0]} vs {self.names[1]}: +{w} ={d} -{l}  {100 * est.score:.1f}%  "
+                f"Elo {est.elo:+.1f} +- {est.error:.1f}")
+        if self.sprt:
+            llr, verdict = self.sprt.status(w, d, l)
+            lo, hi = sprt_bounds(self.sprt.alpha, self.sprt.beta)
+            text += f"  LLR {llr:+.2f} [{lo:.2f}, {hi:.2f}]" + (f" {verdict}" if verdict else "")
+        return text
+
+    def summary(self) -> str:
+        w, d, l = self.wdl()
+        est = elo_estimate(w, d, l)
+        fields = {"engine1": self.names[0], "engine2": self.names[1],
+                  "games": len(self.results), "wins": w, "draws": d, "losses": l,
+                  "score": f"{est.score:.4f}", "elo": f"{est.elo:.1f}", "error": f"{est.error:.1f}"}
+        if self.sprt:
+            llr, verdict = self.sprt.status(w, d, l)
+            fields.update(llr=f"{llr:.3f}", sprt=verdict or "none")
+        for i, s in enumerate(self.stats, start=1):
+            fields[f"time_losses{i}"] = s.time_losses
+            fields[f"crashes{i}"] = s.crashes
+            fields[f"illegal{i}"] = s.illegal
+            fields[f"overshoot{i}"] = "none" if s.max_overshoot is None else f"{s.max_overshoot:.3f}"
+        return "match " + " ".join(f"{k}={quote(str(v))}" for k, v in fields.items())
+
+    def report(self, aborted: bool) -> list[str]:
+        """The closing lines."""
+        lines = [self.table_line()] if aborted else []
+        if self.verdict:
+            lines.append(f"SPRT: {'H1 accepted' if self.verdict == 'H1' else 'H0 accepted'} "
+                         f"(elo0={self.sprt.elo0:g}, elo1={self.sprt.elo1:g})")
+        for i, s in enumerate(self.stats):
+            over = "-" if s.max_overshoot is None else f"{s.max_overshoot:+.3f}s"
+            clock = "" if s.min_clock is None else f", least clock left {s.min_clock:.3f}s"
+            avg = s.think_time / s.moves if s.moves else 0.0
+            lines.append(f"{self.names[i] or f'engine {i + 1}'}: {s.moves} moves, "
+                         f"{avg:.3f}s/move avg, {s.max_move_time:.3f}s max, largest overshoot "
+                         f"{over}{clock}, time losses {s.time_losses}, crashes/hangs {s.crashes}, "
+                         f"illegal moves {s.illegal}")
+        lines.append(self.summary())
+        return lines
