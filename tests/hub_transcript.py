@@ -17,7 +17,40 @@ from protocol.hub.server import serve
 WAIT = 60.0  # seconds before a missing line counts as a hang
 
 
-class HubTranscript:
+class Lines:
+    """Reading a Hub's output lines from ``self.lines`` (a queue; None at end of output)."""
+
+    lines: queue.Queue
+
+    def read(self, timeout: float = WAIT) -> str | None:
+        """The next line without its newline (None at end of output)."""
+        try:
+            text = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError("the hub did not answer") from None
+        if text is None:
+            return None
+        assert text.endswith("\n") and not text.endswith("\r\n"), repr(text)
+        assert text.strip(), "blank line on stdout"
+        return text[:-1]
+
+    def read_until(self, prefix: str, timeout: float = WAIT) -> list[str]:
+        """Lines up to and including the first starting with ``prefix``."""
+        out = []
+        while True:
+            text = self.read(timeout)
+            assert text is not None, f"end of output before {prefix!r}: {out}"
+            out.append(text)
+            if text.startswith(prefix):
+                return out
+
+    def exchange(self, *lines: str) -> list[str]:
+        """Send ``lines`` then ``ping``; return what came before the ``pong``."""
+        self.send(*lines, "ping")
+        return self.read_until("pong")[:-1]
+
+
+class HubTranscript(Lines):
     """A Hub conversation in this process: ``send`` lines, ``read`` lines."""
 
     def __init__(self):
@@ -46,33 +79,6 @@ class HubTranscript:
         data = raw if raw is not None else "".join(x + "\n" for x in lines).encode()
         while data:
             data = data[os.write(self._in_write, data):]
-
-    def read(self, timeout: float = WAIT) -> str | None:
-        """The next line without its newline (None at end of output)."""
-        try:
-            text = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            raise AssertionError("the hub did not answer") from None
-        if text is None:
-            return None
-        assert text.endswith("\n") and not text.endswith("\r\n"), repr(text)
-        assert text.strip(), "blank line on stdout"
-        return text[:-1]
-
-    def read_until(self, prefix: str, timeout: float = WAIT) -> list[str]:
-        """Lines up to and including the first starting with ``prefix``."""
-        out = []
-        while True:
-            text = self.read(timeout)
-            assert text is not None, f"end of output before {prefix!r}: {out}"
-            out.append(text)
-            if text.startswith(prefix):
-                return out
-
-    def exchange(self, *lines: str) -> list[str]:
-        """Send ``lines`` then ``ping``; return what came before the ``pong``."""
-        self.send(*lines, "ping")
-        return self.read_until("pong")[:-1]
 
     def close(self) -> int:
         """End the input (if ``quit`` has not ended the loop) and return the exit code."""

@@ -28,7 +28,7 @@ from engine import (
 )
 from engine.search import Limits, Searcher
 from perft.suite import load_reference
-from hub_transcript import HubTranscript
+from hub_transcript import HubTranscript, Lines
 from protocol.hub.wire import Level, score_text, tokenize
 
 START = pos_to_hub(start_position())
@@ -41,7 +41,7 @@ INFO = re.compile(r'info depth=\d+ mean-depth=\d+\.\d score=-?\d+\.\d\d nodes=\d
                   r'( time=\d+\.\d{3})?( nps=\d+\.\d)? pv="[^"]+"')
 
 
-class HubProcess:
+class HubProcess(Lines):
     """``rafle hub`` under test: write lines, read lines, with a reader thread."""
 
     def __init__(self, *, stderr=subprocess.DEVNULL, env=None):
@@ -59,33 +59,6 @@ class HubProcess:
         data = raw if raw is not None else "".join(x + "\n" for x in lines).encode()
         self.proc.stdin.write(data)
         self.proc.stdin.flush()
-
-    def read(self, timeout: float = WAIT) -> str | None:
-        """The next line without its newline (None at end of output)."""
-        try:
-            text = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            raise AssertionError("rafle hub did not answer") from None
-        if text is None:
-            return None
-        assert text.endswith("\n") and not text.endswith("\r\n"), repr(text)
-        assert text.strip(), "blank line on stdout"
-        return text[:-1]
-
-    def read_until(self, prefix: str, timeout: float = WAIT) -> list[str]:
-        """Lines up to and including the first starting with ``prefix``."""
-        out = []
-        while True:
-            text = self.read(timeout)
-            assert text is not None, f"end of output before {prefix!r}: {out}"
-            out.append(text)
-            if text.startswith(prefix):
-                return out
-
-    def exchange(self, *lines: str) -> list[str]:
-        """Send ``lines`` then ``ping``; return what came before the ``pong``."""
-        self.send(*lines, "ping")
-        return self.read_until("pong")[:-1]
 
     def close(self) -> int:
         if self.proc.poll() is None:
