@@ -4,6 +4,8 @@ imports, so a lazy import inside a function counts as much as one at the top."""
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -52,3 +54,13 @@ def test_the_engine_modules_are_known():
 @pytest.mark.parametrize("path", FRONT_FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_front_ends_use_only_the_engine_face(path):
     assert layer_faults(path.read_text(encoding="utf-8")) == []
+
+
+def test_the_front_ends_that_must_start_fast_load_without_numba():
+    """``rafle hub`` answers ``wait`` and ``rafle dxp`` listens before the kernels load: their
+    modules read kernel-backed names (``engine.Searcher``, ...) only when they use them."""
+    code = ("import sys, protocol.cli, protocol.hub.server, protocol.dxp.cli; "
+            "print(sorted(m for m in sys.modules if m == 'numba' or m.startswith('engine.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True).stdout.split("\n")[0]
+    assert "numba" not in out and "engine.search" not in out and "engine.position" not in out, out
