@@ -123,7 +123,13 @@ def done_line(out: Output, positions: list, moves: list, move, reply, failed: bo
 def start_perft(out: Output, pos, depth: int) -> Future:
     """Count the ``depth``-ply move sequences from ``pos``: an ``info`` line per root move,
     then the ``perft`` line; the future is done after it."""
-    return in_background(lambda: _perft(out, pos, depth), "hub-perft")
+    def run() -> None:
+        try:
+            _perft(out, pos, depth)
+        except BaseException:   # to the log; the Hub goes on
+            out.note(traceback.format_exc())
+            raise
+    return in_background(run, "hub-perft")
 
 
 def _perft(out: Output, pos, depth: int) -> None:

@@ -42,6 +42,7 @@ import time
 import traceback
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
+from importlib.metadata import version
 
 import engine
 from engine import parse_float
@@ -62,7 +63,6 @@ class InputClosed(Exception):
 
 def _version() -> str:
     try:
-        from importlib.metadata import version
         return version("rafle")
     except Exception:  # not installed as a distribution (e.g. run from a bare checkout)
         return "0"
