@@ -17,7 +17,7 @@ Roles (``spec/protocols.md`` §3.1): TCP server (``--listen``, default) or clien
   MOVE, BACKACC + MOVE, MOVE + GAMEEND and CHAT + GAMEEND.
 * A follower does not end games by itself unless ``--claim-end``: pydraughts hangs
   when it gets a GAMEEND instead of a MOVE (P2) and judges the game itself.  The
-  initiator claims the result on its turn once the rules (``engine.game``) or the move
+  initiator claims the result on its turn once the rules (the engine's ``Game``) or the move
   limit end the game, and at once when they leave the peer without a move.
 * The server socket is listening before the engine (numba) is imported and warmed up:
   pydraughts connects after a fixed delay and never retries; a connection made early

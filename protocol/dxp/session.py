@@ -234,7 +234,8 @@ class Session:
             self.link.send(GameAcc(self.config.name, 2))
             return
         self.link.send(GameAcc(self.config.name, 0))
-        self._begin(start, engine.WHITE if req.follower_white else engine.BLACK, req.name, req.minutes, req.moves)
+        ours = engine.WHITE if req.follower_white else engine.BLACK
+        self._begin(start, ours, req.name, req.minutes, req.moves)
 
     def _on_gameacc(self, acc: GameAcc) -> None:
         if self.state is not State.WAIT_ACC:
@@ -300,7 +301,8 @@ class Session:
             self.link.send(BackAcc(1 if self.state is State.IDLE else 2))
             return
         # ply of the requested move (spec §3.6): move 1 white = ply 0; black starts one lower
-        ply = (req.move - 1) * 2 + (0 if req.white_to_move else 1) - (1 if self.game.start.turn == engine.BLACK else 0)
+        late = 1 if self.game.start.turn == engine.BLACK else 0
+        ply = (req.move - 1) * 2 + (0 if req.white_to_move else 1) - late
         wanted = engine.WHITE if req.white_to_move else engine.BLACK
         if not 0 <= ply <= len(self.game.moves) or self.game.positions[ply].turn != wanted:
             self.log(f"refused BACKREQ to move {req.move} {colour_name(wanted)}: not in this game")
@@ -323,7 +325,8 @@ class Session:
         self.decided = None
         self.record = GameRecord(len(self.records) + 1, ours, opponent or "?", start, clock=self.clock)
         self.records.append(self.record)
-        names = (self.config.name, opponent or "?") if ours == engine.WHITE else (opponent or "?", self.config.name)
+        names = ((self.config.name, opponent or "?") if ours == engine.WHITE
+                 else (opponent or "?", self.config.name))
         self.log(f"game {self.record.number}: {names[0]} (white) - {names[1]} (black), "
                  f"{f'{minutes:g} min' if minutes else 'time 000'}, {moves or 'no'} move limit, "
                  f"start {'normal' if start == engine.start_position() else engine.pos_to_fen(start)}")

@@ -2,9 +2,9 @@
 
 Each engine is a command (``rafle hub``, ``dame hub``, ``scan hub``) driven by
 :class:`protocol.hub.client.HubClient`.  Openings come in pairs with colours swapped;
-the runner keeps both clocks itself (the tally is :mod:`.score`), sends the full game (start position plus every
+the runner keeps both clocks itself, sends the full game (start position plus every
 move) before each move so engines can see repetitions, judges every move and ends
-games by the rules (:mod:`engine.game`).  An engine that crashes, hangs, answers an
+games by the rules (the engine's ``Game``); :mod:`.score` keeps the tally.  An engine that crashes, hangs, answers an
 illegal move or oversteps its clock loses that game and is restarted.  After each game
 a line of W/D/L, score, Elo with its 95% error bar and the SPRT state is printed; the
 last line (``match ...``) is the machine-readable summary.

@@ -1,6 +1,6 @@
 """The state of a text-mode session and what playing does to it.
 
-A :class:`Session` holds the game record (:class:`engine.game.Game`), who plays which
+A :class:`Session` holds the game record (:class:`engine.Game`), who plays which
 side (a person or Rafle), Rafle's level and how the board is shown.  It plays moves,
 lets Rafle reply, moves through the record (undo, redo, go to a move, replay) and ends
 games by the rules, by agreement or by resignation.  It writes through ``out`` and reads

@@ -6,7 +6,8 @@ capture is forced, finds equal material with either side to move: neither side l
 a man by force in the first moves.  The kept lines are shuffled with a fixed seed so
 that any prefix of the file is varied, and written one a line in PDN notation.
 
-Run from the repository root:  python protocol/match/data/make_openings.py > protocol/match/data/openings-10x10.txt
+Run from the repository root:
+    python protocol/match/data/make_openings.py > protocol/match/data/openings-10x10.txt
 """
 from __future__ import annotations
 
