@@ -18,6 +18,7 @@ import pytest
 
 from engine import legal_moves, parse_position
 from engine import Limits, Result
+from protocol.dxp import game as dxp_game
 from protocol.dxp import link as dxp_link
 from protocol.dxp import session as dxp
 from protocol.dxp.wire import (START_BOARD, BackAcc, BackReq, Chat, DxpError, DxpVersionError, Framer,
@@ -522,9 +523,9 @@ def test_initiator_adjudicates_the_move_limit():
 
 
 def test_clock_budgets():
-    clock = dxp.Clock(0, None)
-    assert clock.limits(None) == Limits(movetime=dxp.ZERO_TIME_MOVETIME)
-    clock = dxp.Clock(1, None)
+    clock = dxp_game.Clock(0, None)
+    assert clock.limits(None) == Limits(movetime=dxp_game.ZERO_TIME_MOVETIME)
+    clock = dxp_game.Clock(1, None)
     limits = clock.limits(10)
     assert limits.moves == 10 and 0 < limits.time < 60
     clock.charge(61.0, limits)

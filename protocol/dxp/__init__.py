@@ -1,2 +1,3 @@
-"""DXP (DamExchange) over TCP: ``wire`` (the message codec and NUL framing), ``session``
-(one connection's dialogue and the game on it) and ``cli`` (``rafle dxp``: sockets, options)."""
+"""DXP (DamExchange) over TCP: ``wire`` (the message codec and NUL framing), ``link`` (one
+connection's reads and writes), ``game`` (the game on the connection: rules, clock, result),
+``session`` (the message state machine) and ``cli`` (``rafle dxp``: sockets, options)."""

@@ -1,25 +1,24 @@
-"""The DXP dialogue of one connection: the game state machine over a :class:`.link.Link`.
+"""The DXP dialogue of one connection: the message state machine over a :class:`.link.Link`.
 
 :class:`Session` is the state machine of ``spec/protocols.md`` §3.2 (states in
-:class:`State`), for the follower and the initiator; :class:`Clock` keeps
-our own time, since the GAMEREQ minutes are the whole game's.  Rules come from
-the engine's ``Game``, moves from a player (Rafle's search, or a scripted one in tests).
-The behaviour choices are listed in ``protocol.dxp.cli``.
+:class:`State`), for the follower and the initiator: it turns messages into moves, take-backs
+and results of the game on the connection (:class:`.game.DxpGame`: the rules' record, our
+clock, the result), and moves from a player (Rafle's search, or a scripted one in tests)
+into messages.  The behaviour choices are listed in ``protocol.dxp.cli``.
 """
 from __future__ import annotations
 
 import enum
-import time
 from concurrent.futures import Future, wait
 from dataclasses import dataclass, field, replace
 
 import engine
 
+from .game import DxpGame, GameRecord, colour_name
 from .link import Link, PeerGone, PeerSilent
 from .wire import (BackAcc, BackReq, Chat, DxpError, DxpVersionError, GameAcc, GameEnd, GameReq,
                    MoveMsg, decode, format_minutes, parse_minutes)
 
-ZERO_TIME_MOVETIME = 0.15   # per-move budget when the GAMEREQ time is 000 (P3)
 CONFIRM_TIMEOUT = 10.0      # wait for the peer's GAMEEND confirmation
 NAME = "Rafle"
 
@@ -60,52 +59,6 @@ class SearchPlayer:
         self.searcher.stop()
 
 
-class Clock:
-    """Our time for one game: the GAMEREQ minutes for the whole game, or a fixed
-    per-move budget when the minutes are 0."""
-
-    def __init__(self, minutes: float, movetime: float | None):
-        self.budget = minutes * 60 if minutes > 0 else None
-        self.movetime = movetime
-        self.used = 0.0
-        self.slowest = 0.0
-        self.overshoot = 0.0   # worst time beyond what a move was given
-
-    @property
-    def remaining(self) -> float | None:
-        return None if self.budget is None else self.budget - self.used
-
-    def limits(self, moves_left: int | None) -> engine.Limits:
-        if self.budget is None:
-            return engine.Limits(movetime=self.movetime or ZERO_TIME_MOVETIME)
-        # keep a reserve for the network and the pause before sending, never hand out <= 0
-        left = self.remaining
-        reserve = min(2.0, 0.1 + 0.02 * max(left, 0.0))
-        usable = max(left - reserve, 0.02)
-        if self.movetime is not None:   # a fixed move time, but never more than the clock holds
-            return engine.Limits(movetime=min(self.movetime, usable))
-        return engine.Limits(time=usable, moves=moves_left)
-
-    def charge(self, elapsed: float, limits: engine.Limits) -> None:
-        allowed = [x for x in (limits.movetime, self.remaining) if x is not None]
-        self.used += elapsed
-        self.slowest = max(self.slowest, elapsed)
-        if allowed:
-            self.overshoot = max(self.overshoot, elapsed - min(allowed))
-
-
-@dataclass
-class GameRecord:
-    number: int
-    our_colour: int
-    opponent: str
-    start: engine.Position
-    result: str = "*"
-    reason: str = ""
-    plies: int = 0
-    clock: Clock | None = None
-
-
 @dataclass
 class Config:
     name: str = NAME
@@ -120,10 +73,6 @@ class Config:
     confirm_timeout: float = CONFIRM_TIMEOUT
 
 
-def colour_name(side: int) -> str:
-    return "white" if side == engine.WHITE else "black"
-
-
 # ----- the dialogue --------------------------------------------------------------------
 
 class Session:
@@ -133,15 +82,14 @@ class Session:
         self.link, self.player, self.config, self.log = link, player, config, log
         self.state = State.IDLE
         self.records: list[GameRecord] = []
-        self.game: engine.Game | None = None
-        self.record: GameRecord | None = None
-        self.clock: Clock | None = None
-        self.move_limit = 0
-        self.turn_started = 0.0
-        self.last_score: int | None = None
-        self.decided: tuple[int, engine.Outcome] | None = None   # (ply, outcome): the rules ended the game
+        self.current: DxpGame | None = None   # the game on the connection (the last one)
         self.stop_after_confirm = False
         self.games_requested = 0
+
+    @property
+    def game(self) -> engine.Game | None:
+        """The rules' record of the current game."""
+        return None if self.current is None else self.current.game
 
     # ----- main loop -------------------------------------------------------------
     def run(self) -> list[GameRecord]:
@@ -278,20 +226,9 @@ class Session:
                 self.state = State.CLOSED
             return
         if self.state is State.OUR_TURN:
-            self._charge_interrupted_turn()
+            self.current.charge_interrupted_turn()
         self.link.send(GameEnd(0, end.stop))
-        ours = self.record.our_colour
-        if self.decided is not None:   # the rules decide, whatever the peer says
-            result, reason = self.decided[1].result, self.decided[1].reason
-        elif end.reason == 2:
-            result, reason = "1-1", "the peer claimed a draw"
-        elif end.reason in (1, 3):
-            winner = ours if end.reason == 1 else 1 - ours
-            result = "2-0" if winner == engine.WHITE else "0-2"
-            reason = "the peer conceded" if end.reason == 1 else "the peer claimed the win"
-        else:
-            result, reason = "*", "ended by the peer"
-        self._finish(result, reason)
+        self._finish(*self.current.peer_result(end.reason))   # the rules' decision comes first
         self.stop_after_confirm = end.stop == 1
         self._after_end()
 
@@ -300,34 +237,27 @@ class Session:
             self.log(f"refused BACKREQ ({self.state.value})")
             self.link.send(BackAcc(1 if self.state is State.IDLE else 2))
             return
-        # ply of the requested move (spec §3.6): move 1 white = ply 0; black starts one lower
-        late = 1 if self.game.start.turn == engine.BLACK else 0
-        ply = (req.move - 1) * 2 + (0 if req.white_to_move else 1) - late
+        ply = self.current.ply_of(req.move, req.white_to_move)
         wanted = engine.WHITE if req.white_to_move else engine.BLACK
-        if not 0 <= ply <= len(self.game.moves) or self.game.positions[ply].turn != wanted:
+        if ply is None:
             self.log(f"refused BACKREQ to move {req.move} {colour_name(wanted)}: not in this game")
             self.link.send(BackAcc(2))
             return
         if self.state is State.OUR_TURN:
-            self._charge_interrupted_turn()
-        while len(self.game.moves) > ply:
-            self.game.pop()
+            self.current.charge_interrupted_turn()
+        self.current.take_back(ply)
         self.log(f"took back to move {req.move}, {colour_name(wanted)} to move")
         self.link.send(BackAcc(0))
         self._set_turn()
 
     # ----- our side of the game --------------------------------------------------
     def _begin(self, start: engine.Position, ours: int, opponent: str, minutes: float, moves: int) -> None:
-        self.game = engine.Game(start)
-        self.clock = Clock(minutes, self.config.movetime)
-        self.move_limit = moves
-        self.last_score = None
-        self.decided = None
-        self.record = GameRecord(len(self.records) + 1, ours, opponent or "?", start, clock=self.clock)
-        self.records.append(self.record)
+        self.current = DxpGame(len(self.records) + 1, start, ours, opponent, minutes, moves,
+                               self.config.movetime)
+        self.records.append(self.current.record)
         names = ((self.config.name, opponent or "?") if ours == engine.WHITE
                  else (opponent or "?", self.config.name))
-        self.log(f"game {self.record.number}: {names[0]} (white) - {names[1]} (black), "
+        self.log(f"game {self.current.record.number}: {names[0]} (white) - {names[1]} (black), "
                  f"{f'{minutes:g} min' if minutes else 'time 000'}, {moves or 'no'} move limit, "
                  f"start {'normal' if start == engine.start_position() else engine.pos_to_fen(start)}")
         self.player.new_game()
@@ -335,45 +265,37 @@ class Session:
 
     def _set_turn(self) -> None:
         """The state after a ply or a take-back: claim, move, or wait."""
-        plies = len(self.game.moves)
-        if self.decided is not None and plies < self.decided[0]:
-            self.decided = None   # taken back
-        if self.decided is None:
-            outcome = self.game.outcome()
-            if outcome is not None:
-                self.decided = (plies, outcome)
+        g = self.current
+        decided = g.judge()
         claiming = self.config.initiator or self.config.claim_end
-        our_move = self.game.position.turn == self.record.our_colour
         # GAMEEND replaces a MOVE, so it is sent on our turn; when the peer has no move
         # at all it cannot answer, so it is sent at once.
-        if claiming and self.decided and (our_move or self.decided[1].reason == "no legal move"):
-            self._claim(self.decided[1])
-        elif claiming and our_move and self.move_limit and plies >= 2 * self.move_limit:
-            self._claim_move_limit()
-        elif not our_move:
+        if claiming and decided and (g.our_move or decided.reason == "no legal move"):
+            self._send_end(g.claim(decided), self._stop_code(), decided.result, decided.reason)
+        elif claiming and g.our_move and g.move_limit_reached():
+            reason, result, why = g.move_limit_claim()
+            self._send_end(reason, self._stop_code(), result, why)
+        elif not g.our_move:
             self.state = State.THEIR_TURN
-        elif engine.legal_moves(self.game.position):
+        elif engine.legal_moves(g.game.position):
             self.state = State.OUR_TURN
-            self.turn_started = time.monotonic()
+            g.start_turn()
         else:
             self.log(f"no legal move for {self.config.name}; waiting for the peer to end the game")
             self.state = State.GAME_OVER
 
     def _our_turn(self) -> None:
-        moves_left = None
-        if self.move_limit:
-            played = sum(1 for p in self.game.history() if p.turn == self.record.our_colour)
-            moves_left = max(self.move_limit - played, 1)
-        limits = self.clock.limits(moves_left)
+        g = self.current
+        limits = g.limits()
         result = self._think(limits)
         if result is None:
             return   # a message interrupted the search and has been handled
-        move = result.move or engine.legal_moves(self.game.position)[0]
-        self.last_score = result.score
-        elapsed = time.monotonic() - self.turn_started
-        self.game.push(move)
+        move = result.move or engine.legal_moves(g.game.position)[0]
+        g.last_score = result.score
+        elapsed = g.elapsed()
+        g.game.push(move)
         self.link.send(MoveMsg(round(elapsed), move.frm, move.to, move.captured))
-        self.clock.charge(time.monotonic() - self.turn_started, limits)
+        g.clock.charge(g.elapsed(), limits)
         self._set_turn()
 
     def _think(self, limits: engine.Limits) -> engine.Result | None:
@@ -402,26 +324,7 @@ class Session:
             self.log(f"search failed ({exc!r}); playing the first legal move")
             return engine.Result(engine.legal_moves(pos)[0], None, None, 0, 0, 0.0, ())
 
-    def _charge_interrupted_turn(self) -> None:
-        self.clock.used += time.monotonic() - self.turn_started
-
     # ----- ending games ----------------------------------------------------------
-    def _claim(self, outcome: engine.Outcome) -> None:
-        ours = self.record.our_colour
-        reason = 2 if outcome.winner is None else (3 if outcome.winner == ours else 1)
-        self._send_end(reason, self._stop_code(), outcome.result, outcome.reason)
-
-    def _claim_move_limit(self) -> None:
-        # like Scan: a clear evaluation decides, otherwise the result is left open
-        score = self.last_score if self.last_score is not None else 0
-        ours = self.record.our_colour
-        if abs(score) >= 300:
-            winner = ours if score > 0 else 1 - ours
-            self._send_end(3 if score > 0 else 1, self._stop_code(),
-                           "2-0" if winner == engine.WHITE else "0-2", f"move limit, score {score}")
-        else:
-            self._send_end(0, self._stop_code(), "*", f"move limit, score {score}")
-
     def _stop_code(self) -> int:
         return 1 if self.config.initiator and self.games_requested >= self.config.games else 0
 
@@ -432,16 +335,10 @@ class Session:
         self.state = State.WAIT_END_CONFIRM
 
     def _finish(self, result: str, reason: str) -> None:
-        rec = self.record
-        if rec is None or rec.reason:
-            return
-        rec.result, rec.reason = result, reason
-        rec.plies = self.decided[0] if self.decided else len(self.game.moves)
-        c = rec.clock
-        clock = f"{c.used:.1f} s of {c.budget:g} s" if c.budget is not None else f"{c.used:.1f} s"
-        self.log(f"game {rec.number} result {result} ({reason}), {rec.plies} plies; "
-                 f"{self.config.name} played {colour_name(rec.our_colour)}, used {clock}, "
-                 f"slowest move {c.slowest:.3f} s, worst overshoot {max(c.overshoot, 0.0):.3f} s")
+        text = None if self.current is None else self.current.finish(result, reason,
+                                                                      self.config.name)
+        if text is not None:
+            self.log(text)
 
     def _after_end(self) -> None:
         """The GAMEEND handshake is complete."""
