@@ -47,15 +47,21 @@ def load_searcher(out: Output) -> Future:
 
 
 def allowed_moves(positions: list, moves: list) -> list:
-    """The moves the game allows after ``moves`` from ``positions[0]`` (Frisian: not a
-    barred king's).  The GUI is the referee of its own moves: if the engine's referee
+    """The moves the game allows after ``moves`` from ``positions[0]``: the legal moves, less
+    (Frisian) a barred king's, as the engine's ``Game`` says.  Only the plies that can bar a
+    king are replayed.  The GUI is the referee of its own moves: if the engine's referee
     refuses one of them, the board's legal moves are the answer."""
-    game = engine.Game(positions[0])
+    pos = positions[-1]
+    window = 2 * pos.variant.max_same_king_moves   # plies of the side's last king moves
+    if not window:
+        return engine.legal_moves(pos)
+    first = max(0, len(moves) - window)
+    game = engine.Game(positions[first])
     try:
-        for move in moves:
+        for move in moves[first:]:
             game.push(move)
     except engine.BadInput:
-        return engine.legal_moves(positions[-1])
+        return engine.legal_moves(pos)
     return game.legal_moves()
 
 
