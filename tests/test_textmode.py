@@ -424,3 +424,12 @@ def test_random_games_typed_in_every_variant_end_by_its_rules():
         assert s.outcome() is not None, variant.name
         assert printed[-1].endswith(s.status())       # the board's last line says why
         assert s.status().startswith("Game over: ")
+
+
+def test_replay_takes_a_finite_delay():
+    out = rafle_play(["32-28", "19-23", "replay x", "replay nan", "replay 0", "fen", "quit"],
+                     "--play", "both")
+    for typed in ("replay x", "replay nan"):
+        word = typed.split()[1]
+        assert answers(out, typed)[0] == [f"Error: replay takes a delay in seconds, got {word!r}"]
+    assert fens(out) == [fen_after(START_FEN, ["32-28", "19-23"])]   # replayed to the end

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from engine import (BLACK, VARIANTS, WHITE, BadInput, Game, Limits, Outcome, get_variant, parse_int,
-                    pos_to_fen, read_pdn, write_pdn)
+from engine import (BLACK, VARIANTS, WHITE, BadInput, Game, Limits, Outcome, get_variant,
+                    parse_float, parse_int, pos_to_fen, read_pdn, write_pdn)
 
 from .moves import describe, looks_like_move
 from .study import parse_setup, put, read_squares, remove, with_turn
@@ -128,10 +128,9 @@ def _replay(s: Session, args: list[str], rest: str) -> None:
     step = s.replay_step   # set by the terminal loop: waits for Enter or a delay
     delay = None
     if args:
-        try:
-            delay = float(args[0])
-        except ValueError:
-            raise BadInput(f"replay takes a delay in seconds, got {args[0]!r}") from None
+        delay = parse_float(args[0])
+        if delay is None:
+            raise BadInput(f"replay takes a delay in seconds, got {args[0]!r}")
     total = s.total_plies()
     if total == 0:
         raise BadInput("there is no move to replay")
