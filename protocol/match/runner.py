@@ -16,6 +16,7 @@ import datetime
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from engine import (INTERNATIONAL, WHITE, BadInput, Game, get_variant, move_from_hub, move_to_hub,
@@ -163,25 +164,23 @@ class Match:
     def _prepare(self, clients: list[HubClient | None], worker: int) -> dict[int, EngineError]:
         """Check the running engines, start missing ones (both at once: start-up can take
         seconds); the errors by engine index."""
-        errors: dict[int, EngineError] = {}
-
         def ready(e: int) -> None:
+            if clients[e] is None:
+                clients[e] = self._client(e, worker)
+            else:
+                clients[e].ping()
+                clients[e].new_game()
+            self.started[e] = True
+
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="match-start") as pool:
+            starts = [pool.submit(ready, e) for e in (0, 1)]
+        errors: dict[int, EngineError] = {}
+        for e, start in enumerate(starts):
             try:
-                if clients[e] is None:
-                    clients[e] = self._client(e, worker)
-                else:
-                    clients[e].ping()
-                    clients[e].new_game()
-                self.started[e] = True
+                start.result()
             except EngineError as err:
                 errors[e] = err
-
-        threads = [threading.Thread(target=ready, args=(e,)) for e in (0, 1)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        return dict(sorted(errors.items()))
+        return errors
 
     @staticmethod
     def _extra(limit: Limit) -> list[str]:
