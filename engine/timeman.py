@@ -12,9 +12,12 @@ the timer thread's wake-up and the pipe to the GUI.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 MAX_DEPTH = 100
+MAX_NODES = 1 << 62       # the kernel counts nodes in an int64
+MAX_SECONDS = 1e6         # about 11 days: any longer clock is taken as this much
 DEFAULT_MOVETIME = 1.0    # seconds, when a normal search is given no limit at all
 DEFAULT_MOVES_TO_GO = 30  # moves the remaining clock must last without a moves= field
 OVERHEAD = 0.05           # seconds lost between the GUI sending `go` and reading `done` (pipes, scheduling)
@@ -44,20 +47,28 @@ def plan(limits, analyze: bool = False) -> Plan:
         depth = max(1, min(int(limits.depth), MAX_DEPTH))
     nodes = None
     if limits.nodes is not None:
-        nodes = max(1, int(limits.nodes))
+        nodes = max(1, min(int(limits.nodes), MAX_NODES))
     if limits.infinite:
         return Plan(depth, nodes)
     if limits.movetime is not None:
-        t = float(limits.movetime)
-        hard = max(MIN_THINK, t - reserve(max(t, 0.0)))
+        t = seconds(limits.movetime)
+        hard = max(MIN_THINK, t - reserve(t))
         return Plan(depth, nodes, hard, hard)
     if limits.time is not None:
-        soft, hard = clock_budget(float(limits.time), float(limits.inc or 0.0), limits.moves)
+        soft, hard = clock_budget(seconds(limits.time), seconds(limits.inc or 0.0), limits.moves)
         return Plan(depth, nodes, soft, hard)
     if limits.depth is None and limits.nodes is None and not analyze:
         hard = DEFAULT_MOVETIME - reserve(DEFAULT_MOVETIME)
         return Plan(depth, nodes, hard, hard)
     return Plan(depth, nodes)
+
+
+def seconds(value) -> float:
+    """A time limit clamped to what a clock can wait for: 0 to ``MAX_SECONDS`` (nan: 0)."""
+    t = float(value)
+    if math.isnan(t):
+        return 0.0
+    return min(max(t, 0.0), MAX_SECONDS)
 
 
 def clock_budget(clock: float, inc: float, moves: int | None) -> tuple[float, float]:
@@ -68,7 +79,7 @@ def clock_budget(clock: float, inc: float, moves: int | None) -> tuple[float, fl
     if usable <= MIN_THINK:
         return MIN_THINK, MIN_THINK
     to_go = DEFAULT_MOVES_TO_GO
-    if moves is not None and int(moves) > 0:
+    if moves is not None and 0 < moves < math.inf:
         to_go = min(int(moves), 50)
     # This move's increment is already in ``clock``; later ones will come back.
     target = max(clock - inc, 0.0) / to_go + 0.8 * inc

@@ -13,7 +13,7 @@ client checklist §2.8 and the recommendations §7:
   silently, because py-draughts raises on ``error`` lines (§6 P10).
 * Frisian: the moves of ``pos ... moves=`` are the game history Rafle knows, and its own
   move obeys the rule that a king may not make a fourth quiet move in a row while its side
-  has men (``engine.game.allowed_moves``).  The GUI's moves are taken as it sends them:
+  has men (``engine.barred_square``, which the search applies too).  The GUI's moves are taken as it sends them:
   the GUI is the referee (pydraughts does not know that rule).
 * Nothing is ever written to stderr (pydraughts merges it into stdout): fd 2 goes to
   ``os.devnull`` or to the log file named by the environment variable ``RAFLE_LOG``, which
@@ -354,17 +354,12 @@ class Hub:
         # Frisian: a king that has made three quiet moves in a row may not make a fourth
         # (the moves of `pos ... moves=` are the history known); other variants: all legal.
         def allowed_after(played: list) -> list:
-            at = pos
+            seen, at = list(history), pos
             for m in played:
+                seen.append(at)
                 at = engine.play(at, m)
-            try:
-                from engine.game import allowed_moves   # loaded with the engine by now
-                return allowed_moves(at, moves + played)
-            except Exception:   # never worse than the board's own legal moves
-                self.out.note(traceback.format_exc())
-                return engine.legal_moves(at)
-
-        allowed = allowed_after([])
+            barred = engine.barred_square(seen, at)
+            return [m for m in engine.legal_moves(at) if m.captured or m.frm != barred]
 
         def on_info(info) -> None:
             try:
@@ -377,7 +372,7 @@ class Hub:
         move = reply = None
         try:
             result = searcher.search(pos, history, limits, on_info=on_info, ponder=ponder,
-                                     analyze=analyze, started=arrived, root_moves=allowed)
+                                     analyze=analyze, started=arrived)
             move, reply = result.move, result.ponder
         except Exception:
             self.out.note(traceback.format_exc())

@@ -154,8 +154,7 @@ class Session:
         pos = self.pos
         if not self.thinker.ready:
             self.out("(Rafle is getting ready: the first search loads its kernels)")
-        result, typed = self.thinker.think(pos, self.game.history(), self.limits, poll=self.poll,
-                                           root_moves=self.game.legal_moves())
+        result, typed = self.thinker.think(pos, self.game.history(), self.limits, poll=self.poll)
         if result is None or result.move is None or result.move not in self.game.legal_moves():
             self.out("Rafle found no move to play")
             return False
@@ -265,8 +264,7 @@ class Session:
             return
         rafle = 1 - humans[0]
         self.out("Rafle considers the offer...")
-        result, _ = self.thinker.think(self.pos, self.game.history(), self.limits,
-                                       root_moves=self.game.legal_moves())
+        result, _ = self.thinker.think(self.pos, self.game.history(), self.limits)
         score = result.score if result is not None and result.score is not None else 0
         own = score if self.pos.turn == rafle else -score
         if own <= DRAW_ACCEPT:
@@ -303,8 +301,7 @@ class Session:
         pos = self.pos
         if not self.game.legal_moves():
             raise BadInput("there is no legal move in this position")
-        result, _ = self.thinker.think(pos, self.game.history(), self.limits, poll=self.poll,
-                                       root_moves=self.game.legal_moves())
+        result, _ = self.thinker.think(pos, self.game.history(), self.limits, poll=self.poll)
         if result is None or result.move is None:
             raise BadInput("Rafle found no move")
         self.out(f"Rafle would play {move_to_pdn(pos, result.move)} "
@@ -323,8 +320,7 @@ class Session:
                      f"{pv_text(pos, info.pv)}   ({info.nodes} nodes, {info.time:.1f} s)")
 
         result, typed = self.thinker.think(pos, self.game.history(), limits, on_info=on_info,
-                                           analyze=True, poll=self.poll,
-                                           root_moves=self.game.legal_moves())
+                                           analyze=True, poll=self.poll)
         if typed is not None and typed.strip().lower() not in ("", "stop"):
             self.pending.append(typed)
         if result is not None and result.move is not None:

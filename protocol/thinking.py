@@ -96,13 +96,11 @@ class Thinker:
 
     def think(self, pos: Position, history: list[Position], limits: Limits, *,
               on_info: Callable[[Info], None] | None = None, analyze: bool = False,
-              poll: Callable[[], str | None] | None = None,
-              root_moves: list | None = None) -> tuple[Result | None, str | None]:
+              poll: Callable[[], str | None] | None = None) -> tuple[Result | None, str | None]:
         """Search ``pos``; returns the result and the line typed to stop it, if any.
 
         ``poll`` is called about every 50 ms while the search runs; a line it returns
         stops the search.  Ctrl-C stops it too (reported as an empty line).
-        ``root_moves``: the moves the game allows (Frisian's king rule), if not all.
         """
         searcher = self.searcher
         box: dict = {}
@@ -110,8 +108,7 @@ class Thinker:
 
         def run() -> None:
             try:
-                box["result"] = searcher.search(pos, history, limits, on_info, analyze=analyze,
-                                                root_moves=root_moves)
+                box["result"] = searcher.search(pos, history, limits, on_info, analyze=analyze)
             except BaseException as exc:   # handed to the calling thread below
                 box["error"] = exc
             finally:
