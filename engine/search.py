@@ -108,11 +108,7 @@ class Searcher:
         self._params = np.zeros(nm.P_SIZE, dtype=np.int64)
         self._ctl = np.zeros(nm.C_SIZE, dtype=np.int64)
         self._age = 0
-        self._cond = threading.Condition()
-        self._running = False
-        self._stopped = False
-        self._pondering = False
-        self._clock_start = 0.0
+        self._clock = timeman.Clock(self._halt)
 
     # ----- options ---------------------------------------------------------------
     def options(self) -> list[Option]:
@@ -122,7 +118,7 @@ class Searcher:
 
     def set_option(self, name: str, value: str) -> bool:
         """Set one option; False (and nothing changed) for an unknown name or a bad value."""
-        if self._running:
+        if self._clock.running:
             return False
         if name == "threshold":
             flag = parse_bool(value)
@@ -171,19 +167,14 @@ class Searcher:
     # ----- control from other threads ----------------------------------------------
     def stop(self) -> None:
         """End the running search soon (the kernel polls the flag); no-op when idle."""
-        with self._cond:
-            if self._running:
-                self._stopped = True
-                self._ctl[nm.C_STOP] = 1
-                self._cond.notify_all()
+        self._clock.stop()
 
     def ponder_hit(self) -> None:
         """The ponder search becomes a timed search; its clock starts now."""
-        with self._cond:
-            if self._running and self._pondering:
-                self._pondering = False
-                self._clock_start = time.monotonic()
-                self._cond.notify_all()
+        self._clock.ponder_hit()
+
+    def _halt(self) -> None:
+        self._ctl[nm.C_STOP] = 1
 
     # ----- the search ------------------------------------------------------------------
     def start(self, pos: Position, history: list[Position], limits: Limits,
@@ -222,13 +213,8 @@ class Searcher:
         the search (reading a long move list, starting threads) is counted too.
         """
         start = time.monotonic()
-        with self._cond:
-            self._running = True
-            self._stopped = False
-            self._pondering = ponder
-            self._clock_start = min(start, started) if started is not None else start
-            self._ctl[nm.C_STOP] = 0
-        timer = None
+        self._ctl[nm.C_STOP] = 0
+        self._clock.begin(ponder, started, start)
         try:
             barred = barred_square(history, pos)
             moves = [m for m in legal_moves(pos) if m.captured or m.frm != barred]
@@ -237,9 +223,7 @@ class Searcher:
             if len(moves) == 1 and not (ponder or analyze):
                 return Result(moves[0], None, None, 0, 0, time.monotonic() - start, (moves[0],))
             plan = timeman.plan(limits, analyze=analyze)
-            if plan.hard is not None:
-                timer = threading.Thread(target=self._timer, args=(plan.hard,), daemon=True)
-                timer.start()
+            self._clock.arm(plan.hard)
             self._setup_root(pos, history, barred)
             node_cap = plan.nodes if plan.nodes is not None else 1 << 62
             best = None
@@ -255,23 +239,7 @@ class Searcher:
                           best.depth if best is not None else 0,
                           self._nodes, time.monotonic() - start, pv)
         finally:
-            with self._cond:
-                self._running = False
-                self._cond.notify_all()
-            if timer is not None:
-                timer.join()
-
-    def _timer(self, hard: float) -> None:
-        with self._cond:
-            while self._running:
-                if self._pondering:
-                    self._cond.wait()
-                    continue
-                left = self._clock_start + hard - time.monotonic()
-                if left <= 0:
-                    self._ctl[nm.C_STOP] = 1
-                    return
-                self._cond.wait(left)
+            self._clock.end()
 
     def _setup_root(self, pos: Position, history: list[Position], barred: int | None) -> None:
         counters = root_counters(history, pos)
@@ -356,13 +324,12 @@ class Searcher:
                        self._root_pv(pos))
 
     def _done_after_iteration(self, plan, info: Info, node_cap: int) -> bool:
-        with self._cond:
-            if self._stopped or info.nodes >= node_cap:
-                return True
-            if self._pondering:
-                return False
-            clock = time.monotonic() - self._clock_start
-        if plan.soft is not None and clock >= plan.soft:
+        if info.nodes >= node_cap:
+            return True
+        up = self._clock.time_is_up(plan)
+        if up is None:
+            return False                     # pondering
+        if up:
             return True
         # A forced result proven within the depth searched cannot change.
         return (abs(info.score) > nm.WIN_BOUND and info.depth >= nm.MATE - abs(info.score) + 2
