@@ -40,6 +40,8 @@ def _largest_table_log2(most: int = 30) -> int:
 
 TT_MIN_LOG2, TT_MAX_LOG2, TT_DEFAULT_LOG2 = 16, _largest_table_log2(), 22
 DEFAULT_THRESHOLD = False
+EVALS = ("learned", "hand")     # learned: the variant's shipped weights where it has them
+DEFAULT_EVAL = "learned"
 DEFAULT_MARGIN = 300
 DEFAULT_INTERVAL = 3
 INT_OPTIONS = {  # name: (default, min, max)
@@ -49,9 +51,11 @@ INT_OPTIONS = {  # name: (default, min, max)
 }
 
 
-def declare(tt_log2: int, threshold: bool, margin: int, interval: int) -> list[Option]:
+def declare(tt_log2: int, threshold: bool, margin: int, interval: int,
+            evaluation: str = DEFAULT_EVAL) -> list[Option]:
     """The options with these current values, in the order GUIs are shown them."""
     out = [Option("tt-size", "int", str(tt_log2), str(TT_MIN_LOG2), str(TT_MAX_LOG2)),
+           Option("eval", "enum", evaluation, values=EVALS),
            Option("threshold", "bool", "true" if threshold else "false")]
     for name, value in (("threshold-margin", margin), ("threshold-interval", interval)):
         _, lo, hi = INT_OPTIONS[name]

@@ -37,8 +37,10 @@ from . import tt
 from .eval import WEIGHTS, eval_tables, evaluate
 from .game import root_counters
 from .movegen import FLAG_PROMOTE, new_move_buffer, new_state
-from .options import (DEFAULT_INTERVAL, DEFAULT_MARGIN, DEFAULT_THRESHOLD, Option, declare,
-                      parse_bool, parse_int)
+from . import weights
+from .options import (DEFAULT_EVAL, DEFAULT_INTERVAL, DEFAULT_MARGIN, DEFAULT_THRESHOLD, EVALS,
+                      Option, declare, parse_bool, parse_int)
+from .weights import Evaluation
 from .options import INT_OPTIONS as _INT_OPTIONS
 from .position import Move, Position, barred_square, legal_moves, start_position
 from .zobrist import ZOBRIST, board_key
@@ -93,9 +95,13 @@ class Searcher:
         self.threshold = DEFAULT_THRESHOLD
         self.threshold_margin = DEFAULT_MARGIN
         self.threshold_interval = DEFAULT_INTERVAL
-        self.weights = WEIGHTS          # evaluation weights (engine.eval), for tuning
+        self.weights = WEIGHTS          # hand evaluation weights (engine.eval), for tuning
+        self.evaluation = DEFAULT_EVAL  # "learned": a variant's shipped weights if it has them
+        self._learned: dict[str, Evaluation] = {}
+        self.notes: list[str] = []      # weight files that failed to load
         self.lmr_depth, self.lmr_moves = LMR_DEPTH, LMR_MOVES
         self._tt_keys, self._tt_data = tt.new_table(self.tt_log2)
+        self._weights = self.weights
         self._killers = np.zeros((nm.MAX_PLY, 2), dtype=np.int64)
         self._hist = np.zeros((2, 64, 64), dtype=np.int64)
         self._st, self._order, self._pv, self._pvlen = nm.new_stack()
@@ -114,12 +120,18 @@ class Searcher:
     def options(self) -> list[Option]:
         """The tunables, as Hub ``param`` declarations."""
         return declare(self.tt_log2, self.threshold, self.threshold_margin,
-                       self.threshold_interval)
+                       self.threshold_interval, self.evaluation)
 
     def set_option(self, name: str, value: str) -> bool:
         """Set one option; False (and nothing changed) for an unknown name or a bad value."""
         if self._clock.running:
             return False
+        if name == "eval":
+            choice = str(value).strip().lower()
+            if choice not in EVALS:
+                return False
+            self.evaluation = choice
+            return True
         if name == "threshold":
             flag = parse_bool(value)
             if flag is None:
@@ -142,6 +154,19 @@ class Searcher:
             return True
         setattr(self, name.replace("-", "_"), n)
         return True
+
+    def evaluation_for(self, variant) -> Evaluation:
+        """The evaluation a search of ``variant`` uses: the hand weights (``self.weights``)
+        or, with ``eval`` learned, the variant's shipped weights where it has them."""
+        if self.evaluation == "hand":
+            return Evaluation(self.weights, "hand")
+        if variant.name not in self._learned:
+            found, note = weights.default(variant)
+            if note:
+                self.notes.append(note)
+            self._learned[variant.name] = found
+        found = self._learned[variant.name]
+        return found if found.name != "hand" else Evaluation(self.weights, "hand")
 
     def new_game(self) -> None:
         """Forget everything learnt: transposition table, killers, history.
@@ -256,8 +281,9 @@ class Searcher:
         st[nm.F_REV], st[nm.F_EG], st[nm.F_ROAD], st[nm.F_STABLE] = counters
         v = pos.variant
         self._tables = (v.table, v.steps, eval_tables(v))
+        self._weights = self.evaluation_for(v).weights
         root_eval = int(evaluate(pos.white, pos.black, pos.kings, pos.turn, v.table,
-                                 self._tables[2], self.weights))
+                                 self._tables[2], self._weights))
         P = self._params
         P[nm.P_THRESHOLD] = int(self.threshold)
         P[nm.P_LO] = root_eval - self.threshold_margin
@@ -275,7 +301,7 @@ class Searcher:
         ctl[nm.C_NODE_LIMIT] = budget
         ctl[nm.C_CAN_STOP] = int(can_stop)
         V, S, T = self._tables
-        return int(nm.search_root(self._st, depth, alpha, beta, V, S, T, self.weights, ZOBRIST,
+        return int(nm.search_root(self._st, depth, alpha, beta, V, S, T, self._weights, ZOBRIST,
                                   self._tt_keys, self._tt_data, self._killers, self._hist,
                                   self._keys, self._h0, self._params, ctl, self._buf,
                                   self._order, self._pv, self._pvlen, self._state))

@@ -459,7 +459,10 @@ def test_ponder_waits_for_hit_or_stop(searcher):
 def test_options_are_validated():
     s = Searcher(16)
     names = [o.name for o in s.options()]
-    assert names[:4] == ["tt-size", "threshold", "threshold-margin", "threshold-interval"]
+    assert names[:5] == ["tt-size", "eval", "threshold", "threshold-margin", "threshold-interval"]
+    assert s.set_option("eval", "hand") and s.evaluation == "hand"
+    assert s.set_option("eval", "Learned") and s.evaluation == "learned"
+    assert not s.set_option("eval", "neural") and s.evaluation == "learned"
     assert s.set_option("threshold", "false") and not s.threshold
     assert s.set_option("threshold", "true") and s.threshold
     assert not s.set_option("threshold", "maybe")
