@@ -40,6 +40,8 @@ from numba import njit
 
 from .bits import lsb_index, popcount
 from .movegen import king_quiet_count as _king_moves, shift
+from .patterns import (B3, B3R, NCONFIG, NDENSE, PHASE_ONE, SCALE, dense, phase, window_index,
+                       window_tables)
 from .variants import (
     KG_BREAKTHROUGH, KG_LOSING, V_BOARD, V_FLYING_KING, V_GOAL, V_SHIFT_DL, V_SHIFT_DR,
     V_SHIFT_UL, V_SHIFT_UR, V_WIDTH,
@@ -93,7 +95,16 @@ T_FAR_B = 24
 T_CONE_W = 32      # +bit: squares ahead of a white man on bit, widening one column per row
 T_CONE_B = 96
 T_RANK = 160       # +bit: row number from the top (0 = row of square 1)
-N_TABLE = 224
+T_WIN_OFF = 224    # +4w+j: pattern windows (engine.patterns): bit of row j's left square
+T_WIN_OPP = 336    # +w: the window opposite w on the board turned 180 degrees
+T_B3 = 364         # +code: an 8-bit window code in base 3
+T_B3R = 620        # +code: the same, the code read backwards
+N_TABLE = 876
+
+# The learned evaluation's weights follow the hand weights in the same array:
+LEARNED = N_WEIGHTS        # W[LEARNED]: number of pattern windows; 0 = hand evaluation
+LEARNED_START = N_WEIGHTS + 1   # W[LEARNED_START]: pieces at the start (the phase's 100%)
+LEARNED_AT = N_WEIGHTS + 2      # the weight block of engine.patterns.layout
 
 
 def square_coords(width: int, square: int) -> tuple[int, int]:
@@ -130,6 +141,11 @@ def _tables(width: int) -> np.ndarray:
                 T[T_CONE_W + bit[s]] |= 1 << bit[s2]
             if r2 > row and abs(c2 - col) <= r2 - row:
                 T[T_CONE_B + bit[s]] |= 1 << bit[s2]
+    offsets, opposite = window_tables(width)
+    T[T_WIN_OFF:T_WIN_OFF + offsets.size] = offsets.ravel()
+    T[T_WIN_OPP:T_WIN_OPP + len(opposite)] = opposite
+    T[T_B3:T_B3 + 256] = B3
+    T[T_B3R:T_B3R + 256] = B3R
     T.flags.writeable = False
     return T
 
@@ -159,12 +175,60 @@ def _evaluate_losing(white, black, kings, turn, V, W):
     return -score if turn else score
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _toward_zero(x, k):
+    """x / k rounded toward zero: the same for a score and its negation."""
+    return x // k if x >= 0 else -((-x) // k)
+
+
+@njit(cache=True, nogil=True)
+def _drawish(score, white, black, kings, W):
+    """The side ahead with at most three pieces against a king keeps a fraction."""
+    if score > 0 and black & kings and popcount(white) <= 3:
+        return score // W[DRAW_DIV]
+    if score < 0 and white & kings and popcount(black) <= 3:
+        return -((-score) // W[DRAW_DIV])
+    return score
+
+
+@njit(cache=True, nogil=True)
+def _evaluate_learned(white, black, kings, turn, V, T, W):
+    """The pattern evaluation (engine.patterns) for the side to move."""
+    nw = W[LEARNED]
+    op_w = LEARNED_AT
+    eg_w = op_w + nw * NCONFIG
+    op_d = eg_w + nw * NCONFIG
+    eg_d = op_d + NDENSE
+    wm = white & ~kings
+    bm = black & ~kings
+    op = 0
+    eg = 0
+    for w in range(nw):
+        iw, ib = window_index(wm, bm, T, T_WIN_OFF, T_WIN_OPP, T_B3, T_B3R, w)
+        at = w * NCONFIG
+        op += W[op_w + at + iw] - W[op_w + at + ib]
+        eg += W[eg_w + at + iw] - W[eg_w + at + ib]
+    empty = V[V_BOARD] & ~(white | black)
+    flying = V[V_FLYING_KING] != 0
+    for d in range(NDENSE):
+        f = dense(white, black, kings, turn, empty, V, flying, T[T_DIAG], T[T_FAR_W],
+                  T[T_FAR_B], T, T_CONE_W, T_CONE_B, d)
+        op += W[op_d + d] * f
+        eg += W[eg_d + d] * f
+    ph = phase(white, black, W[LEARNED_START])
+    score = _toward_zero(op * ph + eg * (PHASE_ONE - ph), PHASE_ONE * SCALE)
+    score = _drawish(score, white, black, kings, W)
+    return -score if turn else score
+
+
 @njit(cache=True, nogil=True)
 def evaluate(white, black, kings, turn, V, T, W):
     """Static score of a position for the side to move, in hundredths of a man."""
     goal = V[V_GOAL]
     if goal == KG_LOSING:
         return _evaluate_losing(white, black, kings, turn, V, W)
+    if goal != KG_BREAKTHROUGH and W.shape[0] > LEARNED and W[LEARNED] > 0:
+        return _evaluate_learned(white, black, kings, turn, V, T, W)
     race = BT_MULT if goal == KG_BREAKTHROUGH else 1
     width = V[V_WIDTH]
     empty = V[V_BOARD] & ~(white | black)

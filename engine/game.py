@@ -24,7 +24,8 @@ king-move count (0 = none) and the endgame rule:
   copy: a 2-against-1 balance reached by a promotion counts the move before it, and the
   king-against-king count goes on from the 2-against-1 count instead of allowing two
   more moves.  Frisian's limit on one king's quiet moves (``max_same_king_moves``)
-  depends on the moves played, so it is applied here, by :func:`allowed_moves`.
+  depends on the moves played: :func:`engine.position.barred_square` reads it from the
+  game's positions, for :meth:`Game.legal_moves` and for the search's root alike.
 * Russian and Brazilian (fmjd64 7.2.3-7.2.8, spec/rules.md §4.6; lidraughts gives
   Brazilian the Russian rules), each counted on its own, the first one reached draws:
 
@@ -46,21 +47,24 @@ king-move count (0 = none) and the endgame rule:
   a capture inside it does not restart it) and restarts when another rule takes over.
   The 7.2.6 count begins after the last capture or promotion.
 
-:class:`Counters` and :func:`advance` are pure, so a search can carry the counters of
-its root without a :class:`Game`.
+The rules themselves are written once, as variant data and kernels
+(:mod:`engine.drawrules`), which the search applies in its tree; this module keeps the
+referee's view over them: :class:`Counters` of each position, :func:`root_counters` (the
+one function that computes a position's counters from the game's history, used by the
+search for its root too) and :func:`draw_reason` in words.
 """
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
+from . import drawrules
 from .errors import BadInput
 from .notation import move_to_hub
-from .position import (BLACK, WHITE, Move, Position, barred_king, barred_square, legal_moves, play,
-                       start_position, winner)
-from .variants import (ENDGAME_FMJD, ENDGAME_FRISIAN, ENDGAME_RUSSIAN, GOAL_BREAKTHROUGH,
-                       GOAL_LOSING, INTERNATIONAL, Variant)
+from .position import (WHITE, Move, Position, barred_square, legal_moves, play, start_position,
+                       winner)
+from .variants import ENDGAME_RUSSIAN, GOAL_BREAKTHROUGH, GOAL_LOSING, INTERNATIONAL, Variant
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,187 +76,61 @@ class Outcome:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class Counters:
-    """Rule counters of a position reached in a game.
-
-    ``king_plies``: consecutive plies that were king moves without capture.
-    ``ending``: the lone-king rule whose material balance is on the board, as the moves
-    it allows (16 or 5 in international draughts, 15 or 5 in Russian), else 0.
-    ``ending_plies``: plies played since that balance was created.
-
-    Russian and Brazilian only (left at their defaults elsewhere):
-    ``ending_moves``: moves by (White, Black) since the lone-king count began, and
-    ``ending_count`` the moves of the side(s) playing against the lone king;
-    ``road_moves``/``road_count`` the same for 7.2.7 (None: not in force);
-    ``stable_plies``: plies since the last capture or promotion, and ``stable_limit``
-    the plies 7.2.6 allows in the current balance (0: it does not apply).
+class Counters(NamedTuple):
+    """The draw-rule counters of a position reached in a game, in plies
+    (:mod:`engine.drawrules`): king moves without capture in a row, plies under the
+    lone-king rule in force, under Russian 7.2.7, and since the last capture or promotion.
     """
 
     king_plies: int = 0
-    ending: int = 0
     ending_plies: int = 0
-    ending_moves: tuple[int, int] = (0, 0)
-    ending_count: int = 0
-    road_moves: tuple[int, int] | None = None
-    road_count: int = 0
+    road_plies: int = 0
     stable_plies: int = 0
-    stable_limit: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class _Russian:
-    """Which Russian endgame rules the material of a position brings into force."""
-
-    ending: int              # 15 (7.2.4), 5 (7.2.8) or 0
-    road: bool               # 7.2.7
-    strong: tuple[int, ...]  # the side(s) playing against the lone king
-    stable_limit: int        # 7.2.6 plies: 60, 120 or 0
+def advance(counters: Counters, pos: Position, after: Position) -> Counters:
+    """Counters after the move from ``pos`` to ``after``."""
+    return Counters(*drawrules.advance(*counters, pos.white, pos.black, pos.kings, pos.turn,
+                                       after.white, after.black, after.kings, pos.variant.table))
 
 
-def _on_long_diagonal(pos: Position, square: int) -> bool:
-    row, col = pos.variant.coords(square)
-    return row + col == pos.variant.width - 1          # a1-h8
-
-
-def _russian(pos: Position) -> _Russian:
-    counts = {WHITE: pos.count(WHITE), BLACK: pos.count(BLACK)}
-    ending, road, strong = 0, False, []
-    for lone in (WHITE, BLACK):
-        other = 1 - lone
-        (lone_m, lone_k), (men, kings) = counts[lone], counts[other]
-        if lone_m or lone_k != 1 or not kings:
-            continue
-        pieces = men + kings
-        if pieces <= 2:
-            ending = 5                                     # 7.2.8
-        elif kings >= 3:
-            ending = 15                                    # 7.2.4
-        if pieces == 3 and _on_long_diagonal(pos, pos.squares(lone)[0]):
-            road = True                                    # 7.2.7
-        if ending or road:
-            strong.append(other)
-    total = sum(m + k for m, k in counts.values())
-    both_kings = counts[WHITE][1] and counts[BLACK][1]
-    stable = (60 if total in (4, 5) else 120 if total in (6, 7) else 0) if both_kings else 0
-    return _Russian(ending, road, tuple(strong), stable)
+def root_counters(history: Sequence[Position], pos: Position) -> Counters:
+    """Counters of ``pos`` reached after ``history`` (the game's positions before it,
+    oldest first; nothing is known to precede the first)."""
+    seq = list(history) + [pos]
+    counters = Counters()
+    for before, after in zip(seq, seq[1:]):
+        counters = advance(counters, before, after)
+    return counters
 
 
 def ending_rule(pos: Position) -> int:
     """Moves under the lone-king rule that the material of ``pos`` falls under (16 or 5
     in international draughts, 15 or 5 in Russian, 7 or 2 in Frisian), else 0."""
-    (wm, wk), (bm, bk) = pos.count(WHITE), pos.count(BLACK)
-    kind = pos.variant.endgame
-    if kind == ENDGAME_FMJD:
-        for (lone_m, lone_k), (men, kings) in (((wm, wk), (bm, bk)), ((bm, bk), (wm, wk))):
-            if lone_m == 0 and lone_k == 1 and kings >= 1:
-                if men + kings == 3:
-                    return 16
-                if men + kings <= 2:
-                    return 5
-    elif kind == ENDGAME_FRISIAN and wm == bm == 0 and wk and bk:
-        return {3: 7, 2: 2}.get(wk + bk, 0)
-    elif kind == ENDGAME_RUSSIAN:
-        return _russian(pos).ending
-    return 0
+    return int(drawrules.material_rules(pos.white, pos.black, pos.kings, pos.variant.table)[0])
 
 
-def start_counters(pos: Position) -> Counters:
-    """Counters of a game's first position (nothing played yet)."""
-    if pos.variant.endgame == ENDGAME_RUSSIAN:
-        rules = _russian(pos)
-        return Counters(0, rules.ending, 0, road_moves=(0, 0) if rules.road else None,
-                        stable_limit=rules.stable_limit)
-    return Counters(0, ending_rule(pos), 0)
-
-
-def _count_on(moves: tuple[int, int], mover: int) -> tuple[int, int]:
-    return (moves[0] + 1, moves[1]) if mover == WHITE else (moves[0], moves[1] + 1)
-
-
-def advance(counters: Counters, pos: Position, move: Move, after: Position) -> Counters:
-    """Counters after ``move`` is played in ``pos`` (giving ``after``)."""
-    king_move = pos.piece_at(move.frm) in "WB" and not move.captured
-    king_plies = counters.king_plies + 1 if king_move else 0
-    if pos.variant.endgame == ENDGAME_RUSSIAN:
-        return _advance_russian(counters, pos.turn, move, after, king_plies)
-    ending = ending_rule(after)
-    if ending == 0:
-        return Counters(king_plies, 0, 0)
-    if ending != counters.ending:
-        return Counters(king_plies, ending, 0)   # this move created the balance
-    return Counters(king_plies, ending, counters.ending_plies + 1)
-
-
-def _advance_russian(c: Counters, mover: int, move: Move, after: Position,
-                     king_plies: int) -> Counters:
-    rules = _russian(after)
-    if rules.ending == 0:
-        ending_plies, ending_moves = 0, (0, 0)
-    elif rules.ending != c.ending:
-        ending_plies, ending_moves = 0, (0, 0)          # this move brought the balance about
-    else:
-        ending_plies, ending_moves = c.ending_plies + 1, _count_on(c.ending_moves, mover)
-    road_moves = None
-    if rules.road:
-        road_moves = (0, 0) if c.road_moves is None else _count_on(c.road_moves, mover)
-    changed = bool(move.captured) or move.promotes
-    return Counters(
-        king_plies, rules.ending, ending_plies,
-        ending_moves=ending_moves,
-        ending_count=max((ending_moves[s] for s in rules.strong), default=0),
-        road_moves=road_moves,
-        road_count=max((road_moves[s] for s in rules.strong), default=0) if road_moves else 0,
-        stable_plies=0 if changed else c.stable_plies + 1,
-        stable_limit=rules.stable_limit)
-
-
-def draw_reason(counters: Counters, variant: Variant = INTERNATIONAL) -> str | None:
-    """The move-count draw rule that ``counters`` has reached, if any."""
-    if variant.endgame == ENDGAME_RUSSIAN:
-        reason = _russian_reason(counters)
-        if reason:
-            return reason
-    elif counters.ending and counters.ending_plies >= 2 * counters.ending:
-        return f"{counters.ending}-move rule"
-    limit = variant.reversible_plies
-    if limit and counters.king_plies >= limit:
-        return f"{limit // 2}-move rule"
-    return None
-
-
-def _russian_reason(c: Counters) -> str | None:
-    if c.ending == 15 and c.ending_count >= 15:
-        return "15-move rule (three kings against one)"
-    if c.road_moves is not None and c.road_count >= 5:
+def draw_reason(pos: Position, counters: Counters) -> str | None:
+    """The move-count rule that draws ``pos`` with ``counters``, in words, or None."""
+    v = pos.variant
+    why = drawrules.count_draw(*counters, pos.white, pos.black, pos.kings, pos.turn, v.table)
+    if why == drawrules.DRAW_NONE:
+        return None
+    n, _, _, stable = drawrules.material_rules(pos.white, pos.black, pos.kings, v.table)
+    if why == drawrules.DRAW_ENDING:
+        if v.endgame == ENDGAME_RUSSIAN and n == 15:
+            return "15-move rule (three kings against one)"
+        return f"{n}-move rule"
+    if why == drawrules.DRAW_ROAD:
         return "5-move rule (lone king on the long diagonal)"
-    if c.ending == 5 and c.ending_count >= 5:
-        return "5-move rule"
-    if c.stable_limit and c.stable_plies >= c.stable_limit:
-        return f"{c.stable_limit // 2}-move rule (no change of material)"
-    return None
+    if why == drawrules.DRAW_STABLE:
+        return f"{stable // 2}-move rule (no change of material)"
+    return f"{v.reversible_plies // 2}-move rule"
 
 
-def allowed_moves(pos: Position, moves: Sequence[Move]) -> list[Move]:
-    """The moves a game allows in ``pos``, reached by ``moves`` (the game's moves so far,
-    oldest first; both sides').
-
-    These are the legal moves, except in Frisian: there a side that still has men may
-    not make a fourth quiet move in a row with the same king (:func:`barred_king`).
-    With a record that starts later than the game, only the moves known count.
-    """
-    legal = legal_moves(pos)
-    if not pos.variant.max_same_king_moves:
-        return legal
-    barred = barred_king(pos, list(moves[-2::-2])[::-1])
-    if barred is None:
-        return legal
-    return [m for m in legal if m.captured or m.frm != barred]
-
-
-def barred_reason(pos: Position, moves: Sequence[Move], move: Move) -> str | None:
-    """Why ``move`` (legal on the board) is not allowed after ``moves``, else None."""
-    if move in allowed_moves(pos, moves):
+def barred_reason(history: Sequence[Position], pos: Position, move: Move) -> str | None:
+    """Why ``move`` (legal on the board) is not allowed after ``history``, else None."""
+    if move.captured or move.frm != barred_square(list(history), pos):
         return None
     limit = pos.variant.max_same_king_moves
     return (f"the king on {move.frm} has made {limit} quiet moves in a row; while its side "
@@ -267,7 +145,7 @@ class Game:
         self.variant: Variant = self.start.variant
         self.moves: list[Move] = []
         self.positions: list[Position] = [self.start]
-        self.counters: list[Counters] = [start_counters(self.start)]
+        self.counters: list[Counters] = [Counters()]
         self._keys: Counter = Counter([self.start.key])
         self._redo: list[Move] = []   # undone moves, most recent last
 
@@ -281,7 +159,7 @@ class Game:
 
     def legal_moves(self) -> list[Move]:
         """The moves allowed now: the board's legal moves, less a Frisian king's barred
-        fourth quiet move in a row (:func:`allowed_moves`)."""
+        fourth quiet move in a row (:func:`engine.position.barred_square`)."""
         pos = self.position
         barred = barred_square(self.positions[:-1], pos)
         return [m for m in legal_moves(pos) if m.captured or m.frm != barred]
@@ -291,13 +169,13 @@ class Game:
         pos = self.position
         if move not in legal_moves(pos):
             raise BadInput(f"illegal move {move_to_hub(move, pos.variant)} in this position")
-        why = barred_reason(pos, self.moves, move)
+        why = barred_reason(self.positions[:-1], pos, move)
         if why:
             raise BadInput(f"illegal move {move_to_hub(move, pos.variant)}: {why}")
         after = play(pos, move)
         self.moves.append(move)
         self.positions.append(after)
-        self.counters.append(advance(self.counters[-1], pos, move, after))
+        self.counters.append(advance(self.counters[-1], pos, after))
         self._keys[after.key] += 1
         if self._redo and self._redo[-1] == move:
             self._redo.pop()
@@ -349,7 +227,7 @@ class Game:
         if self.repetitions() >= self.variant.repetitions:
             return Outcome("1-1", None, "threefold repetition" if self.variant.repetitions == 3
                            else f"{self.variant.repetitions}-fold repetition")
-        reason = draw_reason(self.counters[-1], self.variant)
+        reason = draw_reason(pos, self.counters[-1])
         if reason:
             return Outcome("1-1", None, reason)
         return None

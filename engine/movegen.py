@@ -406,11 +406,12 @@ def make(white, black, kings, turn, frm, to, captured, flags):
 
 
 @njit(cache=True, nogil=True)
-def perft(white, black, kings, turn, depth, bulk, V, S, buf, state):
+def perft(white, black, kings, turn, depth, bulk, V, S, buf, state, stop):
     """Leaf count at ``depth`` plies; ``bulk`` counts the last ply without making it.
 
     Iterative (numba cannot cache recursive kernels): ``buf[ply]`` holds the move
-    list of each ply, ``stack`` the position and the next move index.
+    list of each ply, ``stack`` the position and the next move index.  ``stop[0]``, set
+    by another thread, ends the count early (checked every 4096 moves): -1 is returned.
     """
     if depth == 0:
         return 1
@@ -425,12 +426,16 @@ def perft(white, black, kings, turn, depth, bulk, V, S, buf, state):
     stack[0, 5] = 0
     total = 0
     ply = 0
+    steps = 0
     while ply >= 0:
         i = stack[ply, 5]
         if i >= stack[ply, 4]:
             ply -= 1
             continue
         stack[ply, 5] = i + 1
+        steps += 1
+        if (steps & 4095) == 0 and stop[0] != 0:
+            return -1
         m = buf[ply, i]
         w, b, k, t = make(stack[ply, 0], stack[ply, 1], stack[ply, 2], stack[ply, 3],
                           m[0], m[1], m[2], m[3])

@@ -20,6 +20,14 @@ threshold test, a TT probe, move generation), then *steps* through its moves one
 child at a time, and *returns* its value to its parent, which may search the same
 child again (a reduced or a null-window search that beat alpha).
 
+Draw rules are the variant's, written once in :mod:`engine.drawrules` and read by the
+referee too: every stack entry carries the four counters of its position, advanced
+from the parent's by the same kernel the referee uses; a node a count rule draws is
+scored 0 unless its side to move has no move (the loss is judged first); a position
+repeated on the search path draws at once, one from the game before the root when it
+occurred ``repetitions - 1`` times already.  The root's counters and barred king
+(Frisian) come from the game's history (``P_BARRED``).
+
 Threshold pruning: at every ``interval``-th ply the static evaluation of the node,
 seen from the root's side, is compared with the window ``[lo, hi]`` set around the
 root's static evaluation; a node outside it is not expanded further but searched
@@ -34,11 +42,13 @@ import numpy as np
 from numba import njit
 
 from . import tt
-from .bits import lsb_index, popcount
+from .bits import popcount
+from .drawrules import advance, count_draw, repeated
 from .eval import evaluate
 from .movegen import FLAG_PROMOTE, generate, generate_captures, make, shift
 from .variants import (
-    KG_BREAKTHROUGH, KG_LOSING, V_BOARD, V_GOAL, V_PROMO_BLACK, V_PROMO_WHITE, V_SHIFT_UL,
+    KG_BREAKTHROUGH, KG_LOSING, V_BOARD, V_GOAL, V_PROMO_BLACK, V_PROMO_WHITE, V_REPETITIONS,
+    V_SHIFT_UL,
 )
 from .zobrist import move_key
 
@@ -51,17 +61,18 @@ MAX_PLY = 128
 C_STOP, C_NODES, C_NODE_LIMIT, C_ABORTED, C_ROOT_DONE, C_LEAVES, C_LEAF_PLY, C_CAN_STOP = range(8)
 C_SIZE = 8
 # params: threshold switch and window, its ply interval, TT age, late-move reductions
-# (smallest depth reduced, 0 = off; moves tried before reducing)
-P_THRESHOLD, P_LO, P_HI, P_INTERVAL, P_AGE, P_LMR_DEPTH, P_LMR_MOVES = range(7)
-P_SIZE = 7
+# (smallest depth reduced, 0 = off; moves tried before reducing), the root's barred king
+# (Frisian: its bit + 1, 0 = none; its quiet moves are not generated at the root)
+P_THRESHOLD, P_LO, P_HI, P_INTERVAL, P_AGE, P_LMR_DEPTH, P_LMR_MOVES, P_BARRED = range(8)
+P_SIZE = 8
 # stack fields
-(F_W, F_B, F_K, F_T, F_KEY, F_REV, F_EG, F_ALPHA, F_BETA, F_DEPTH, F_ALPHA0, F_BEST,
- F_BESTI, F_N, F_I, F_CUR, F_PHASE, F_TRIED, F_QS, F_TTMOVE) = range(20)
-NF = 20
+# (F_REV, F_EG, F_ROAD, F_STABLE: the draw-rule counters of engine.drawrules)
+(F_W, F_B, F_K, F_T, F_KEY, F_REV, F_EG, F_ROAD, F_STABLE, F_ALPHA, F_BETA, F_DEPTH, F_ALPHA0,
+ F_BEST, F_BESTI, F_N, F_I, F_CUR, F_PHASE, F_TRIED, F_QS, F_TTMOVE) = range(22)
+NF = 22
 PH_FULL, PH_NULL, PH_REDUCED = 0, 1, 2
 ENTER, STEP, RETURN = 0, 1, 2
 
-REVERSIBLE_LIMIT = 50       # 25-move rule: 25 king moves each without capture or man move
 HIST_MAX = 1 << 20
 S_TT, S_CAPTURE, S_PROMOTE, S_KILLER1, S_KILLER2 = 1 << 30, 1 << 26, 1 << 25, 1 << 24, 1 << 23
 
@@ -72,23 +83,25 @@ def new_stack():
             np.zeros((MAX_PLY, MAX_PLY, 4), dtype=np.int64), np.zeros(MAX_PLY, dtype=np.int64))
 
 
-@njit(cache=True, nogil=True)
-def endgame_limit(white, black, kings):
-    """Plies after which the 16-move (32) or 5-move (10) rule draws; 0 if neither applies.
+RULE_NONE, RULE_DRAW, RULE_NO_MOVE = 0, 1, 2
 
-    A lone king against three pieces with a king: 16 moves each; against one or two
-    pieces with a king: 5 moves each.
+
+@njit(cache=True, nogil=True)
+def rule_verdict(w, b, k, t, king, ending, road, stable, keys, at, since, V, S, moves, state):
+    """What the draw rules make of a node (``RULE_*``), judged on entering it.
+
+    A count rule draws (``RULE_DRAW``) unless the side to move has no move: then the
+    game is over by the goal first (``RULE_NO_MOVE``).  A position repeated draws (see
+    :func:`engine.drawrules.repeated`; ``keys[at]`` is this node's key, ``since`` the
+    root's index).  ``moves`` is scratch space.
     """
-    for side in range(2):
-        own = white if side == 0 else black
-        opp = black if side == 0 else white
-        if popcount(own) == 1 and own & kings and opp & kings:
-            n = popcount(opp)
-            if n == 3:
-                return 32
-            if n <= 2:
-                return 10
-    return 0
+    if count_draw(king, ending, road, stable, w, b, k, t, V):
+        if generate_captures(w, b, k, t, V, S, moves, state) == 0 and not _has_quiet(w, b, k, t, V):
+            return RULE_NO_MOVE
+        return RULE_DRAW
+    if king >= 4 and repeated(keys, at, king, since, V[V_REPETITIONS]):
+        return RULE_DRAW
+    return RULE_NONE
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -168,35 +181,15 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
                     v = MATE - p if winner == t else -(MATE - p)
                     mode = RETURN
                     continue
-                rev = st[p, F_REV]
-                if rev >= REVERSIBLE_LIMIT:
-                    v = 0
+                verdict = rule_verdict(w, b, k, t, st[p, F_REV], st[p, F_EG], st[p, F_ROAD],
+                                       st[p, F_STABLE], keys, h0 + p, h0, V, S, buf[p], state)
+                if verdict != RULE_NONE:
+                    if verdict == RULE_DRAW:
+                        v = 0
+                    else:
+                        v = MATE - p if goal == KG_LOSING else -(MATE - p)
                     mode = RETURN
                     continue
-                if popcount(w | b) <= 4:
-                    lim = endgame_limit(w, b, k)
-                    if lim and st[p, F_EG] >= lim:
-                        v = 0
-                        mode = RETURN
-                        continue
-                if rev >= 4:
-                    # Repetition: a position of the search path repeated once, or one
-                    # of the game before the root repeated twice, is a draw.
-                    i = h0 + p
-                    j = i - 4
-                    seen = 0
-                    draw = False
-                    while j >= 0 and j >= i - rev:
-                        if keys[j] == key:
-                            seen += 1
-                            if j >= h0 or seen >= 2:
-                                draw = True
-                                break
-                        j -= 2
-                    if draw:
-                        v = 0
-                        mode = RETURN
-                        continue
                 if alpha < -(MATE - p):
                     alpha = -(MATE - p)
                 if beta > MATE - p - 1 + win_here:
@@ -256,6 +249,8 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
                             continue
                 st[p, F_TTMOVE] = ttmove
                 n = generate(w, b, k, t, V, S, moves, state)
+                if p == 0 and P[P_BARRED]:
+                    n = _drop_quiet_from(moves, n, P[P_BARRED] - 1)
                 if n == 0:
                     v = MATE - p if goal == KG_LOSING else -(MATE - p)
                     mode = RETURN
@@ -332,16 +327,12 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
             st[q, F_T] = ct
             st[q, F_KEY] = ckey
             keys[h0 + q] = ckey
-            if cap == 0 and (k >> frm) & 1:
-                st[q, F_REV] = st[p, F_REV] + 1
-            else:
-                st[q, F_REV] = 0
-            # 16/5-move count: restarts when the move changes which rule applies.
-            st[q, F_EG] = 0
-            if popcount(cw | cb) <= 4:
-                lim = endgame_limit(cw, cb, ck)
-                if lim and popcount(w | b) <= 4 and endgame_limit(w, b, k) == lim:
-                    st[q, F_EG] = st[p, F_EG] + 1
+            kp, eg, road, stable = advance(st[p, F_REV], st[p, F_EG], st[p, F_ROAD],
+                                           st[p, F_STABLE], w, b, k, t, cw, cb, ck, V)
+            st[q, F_REV] = kp
+            st[q, F_EG] = eg
+            st[q, F_ROAD] = road
+            st[q, F_STABLE] = stable
             alpha = st[p, F_ALPHA]
             beta = st[p, F_BETA]
             d = st[p, F_DEPTH]
@@ -412,6 +403,19 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
                         mode = RETURN
     ctl[C_NODES] = nodes
     return v
+
+
+@njit(cache=True, nogil=True)
+def _drop_quiet_from(moves, n, bit):
+    """Keep the moves that do not move the piece on ``bit`` without capturing; the count."""
+    kept = 0
+    for j in range(n):
+        if moves[j, 0] == bit and moves[j, 2] == 0:
+            continue
+        for c in range(4):
+            moves[kept, c] = moves[j, c]
+        kept += 1
+    return kept
 
 
 @njit(cache=True, nogil=True)

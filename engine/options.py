@@ -7,6 +7,7 @@ validates and applies them.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 
 
@@ -22,8 +23,25 @@ class Option:
     values: tuple[str, ...] = ()
 
 
-TT_MIN_LOG2, TT_MAX_LOG2, TT_DEFAULT_LOG2 = 16, 30, 22
+TT_ENTRY_BYTES = 16
+
+
+def _largest_table_log2(most: int = 30) -> int:
+    """The largest table (log2 of entries) that fits in half of this machine's memory."""
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        memory = 4 << 30
+    n = most
+    while n > 16 and TT_ENTRY_BYTES << n > memory // 2:
+        n -= 1
+    return n
+
+
+TT_MIN_LOG2, TT_MAX_LOG2, TT_DEFAULT_LOG2 = 16, _largest_table_log2(), 22
 DEFAULT_THRESHOLD = False
+EVALS = ("learned", "hand")     # learned: the variant's shipped weights where it has them
+DEFAULT_EVAL = "learned"
 DEFAULT_MARGIN = 300
 DEFAULT_INTERVAL = 3
 INT_OPTIONS = {  # name: (default, min, max)
@@ -33,9 +51,11 @@ INT_OPTIONS = {  # name: (default, min, max)
 }
 
 
-def declare(tt_log2: int, threshold: bool, margin: int, interval: int) -> list[Option]:
+def declare(tt_log2: int, threshold: bool, margin: int, interval: int,
+            evaluation: str = DEFAULT_EVAL) -> list[Option]:
     """The options with these current values, in the order GUIs are shown them."""
     out = [Option("tt-size", "int", str(tt_log2), str(TT_MIN_LOG2), str(TT_MAX_LOG2)),
+           Option("eval", "enum", evaluation, values=EVALS),
            Option("threshold", "bool", "true" if threshold else "false")]
     for name, value in (("threshold-margin", margin), ("threshold-interval", interval)):
         _, lo, hi = INT_OPTIONS[name]

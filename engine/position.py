@@ -136,13 +136,29 @@ def play(pos: Position, move: Move) -> Position:
     return Position(white, black, kings, 1 - pos.turn, v)
 
 
-def perft(pos: Position, depth: int, bulk: bool = True) -> int:
-    """Number of move sequences of ``depth`` plies (game-ending rules ignored)."""
+def perft(pos: Position, depth: int, bulk: bool = True, stop: np.ndarray | None = None) -> int | None:
+    """Number of move sequences of ``depth`` plies (game-ending rules ignored).
+
+    ``stop``: an array made by :func:`new_stop_flag`; another thread setting it with
+    :func:`set_stop` ends the count within milliseconds, and None is returned.
+    """
     buf = mg.new_move_buffer(max(depth, 1) + 1)
     state = mg.new_state()
     v = pos.variant
-    return int(mg.perft(pos.white, pos.black, pos.kings, pos.turn, depth, bulk,
-                        v.table, v.steps, buf, state))
+    if stop is None:
+        stop = new_stop_flag()
+    n = int(mg.perft(pos.white, pos.black, pos.kings, pos.turn, depth, bulk,
+                     v.table, v.steps, buf, state, stop))
+    return None if n < 0 else n
+
+
+def new_stop_flag() -> np.ndarray:
+    """A flag that a long count polls; :func:`set_stop` sets it from any thread."""
+    return np.zeros(1, dtype=np.int64)
+
+
+def set_stop(flag: np.ndarray) -> None:
+    flag[0] = 1
 
 
 def perft_divide(pos: Position, depth: int, bulk: bool = True) -> list[tuple[Move, int]]:
@@ -170,26 +186,6 @@ def winner(pos: Position) -> int | None:
 def is_lost(pos: Position) -> bool:
     """The side to move has lost: no legal move (normal goal), or see :func:`winner`."""
     return winner(pos) == 1 - pos.turn
-
-
-def barred_king(pos: Position, own_moves: list[Move]) -> int | None:
-    """Frisian: the square of the king that may not make a quiet move now, or None.
-
-    ``own_moves``: the moves of the side to move so far in the game, oldest first.
-    A side that still has men may not move the same king more than
-    ``variant.max_same_king_moves`` times in a row without capturing
-    (spec/rules.md 4.3); captures stay allowed.
-    """
-    limit = pos.variant.max_same_king_moves
-    if not limit or len(own_moves) < limit or not pos.count(pos.turn)[0]:
-        return None
-    last = own_moves[-limit:]
-    if any(m.captured or m.promotes for m in last):
-        return None
-    if any(a.to != b.frm for a, b in zip(last, last[1:])):
-        return None
-    # No move of the chain crowned, so a king now was a king for all of them.
-    return last[-1].to if pos.piece_at(last[-1].to) == "WB"[pos.turn] else None
 
 
 def barred_square(history: list[Position], pos: Position) -> int | None:

@@ -5,6 +5,9 @@ iteration is aborted (a timer thread sets the kernel's stop flag) and the best
 move found so far is played.  Both count from the moment the clock starts: the
 start of the search, or ``ponder_hit`` for a ponder search.
 
+:class:`Clock` follows one running search: the stop request and the ponder state, which
+other threads change, and a timer thread that ends the search at the hard limit.
+
 Hub clock semantics: ``Limits.time`` is what is left on the clock for this move
 (the increment for this move already added), ``inc`` what the next moves will add.
 The engine never plans to use all of it: a reserve covers Python's own overhead,
@@ -12,9 +15,15 @@ the timer thread's wake-up and the pipe to the GUI.
 """
 from __future__ import annotations
 
+import math
+import threading
+import time
 from dataclasses import dataclass
+from typing import Callable
 
 MAX_DEPTH = 100
+MAX_NODES = 1 << 62       # the kernel counts nodes in an int64
+MAX_SECONDS = 1e6         # about 11 days: any longer clock is taken as this much
 DEFAULT_MOVETIME = 1.0    # seconds, when a normal search is given no limit at all
 DEFAULT_MOVES_TO_GO = 30  # moves the remaining clock must last without a moves= field
 OVERHEAD = 0.05           # seconds lost between the GUI sending `go` and reading `done` (pipes, scheduling)
@@ -44,20 +53,28 @@ def plan(limits, analyze: bool = False) -> Plan:
         depth = max(1, min(int(limits.depth), MAX_DEPTH))
     nodes = None
     if limits.nodes is not None:
-        nodes = max(1, int(limits.nodes))
+        nodes = max(1, min(int(limits.nodes), MAX_NODES))
     if limits.infinite:
         return Plan(depth, nodes)
     if limits.movetime is not None:
-        t = float(limits.movetime)
-        hard = max(MIN_THINK, t - reserve(max(t, 0.0)))
+        t = seconds(limits.movetime)
+        hard = max(MIN_THINK, t - reserve(t))
         return Plan(depth, nodes, hard, hard)
     if limits.time is not None:
-        soft, hard = clock_budget(float(limits.time), float(limits.inc or 0.0), limits.moves)
+        soft, hard = clock_budget(seconds(limits.time), seconds(limits.inc or 0.0), limits.moves)
         return Plan(depth, nodes, soft, hard)
     if limits.depth is None and limits.nodes is None and not analyze:
         hard = DEFAULT_MOVETIME - reserve(DEFAULT_MOVETIME)
         return Plan(depth, nodes, hard, hard)
     return Plan(depth, nodes)
+
+
+def seconds(value) -> float:
+    """A time limit clamped to what a clock can wait for: 0 to ``MAX_SECONDS`` (nan: 0)."""
+    t = float(value)
+    if math.isnan(t):
+        return 0.0
+    return min(max(t, 0.0), MAX_SECONDS)
 
 
 def clock_budget(clock: float, inc: float, moves: int | None) -> tuple[float, float]:
@@ -68,7 +85,7 @@ def clock_budget(clock: float, inc: float, moves: int | None) -> tuple[float, fl
     if usable <= MIN_THINK:
         return MIN_THINK, MIN_THINK
     to_go = DEFAULT_MOVES_TO_GO
-    if moves is not None and int(moves) > 0:
+    if moves is not None and 0 < moves < math.inf:
         to_go = min(int(moves), 50)
     # This move's increment is already in ``clock``; later ones will come back.
     target = max(clock - inc, 0.0) / to_go + 0.8 * inc
@@ -77,3 +94,83 @@ def clock_budget(clock: float, inc: float, moves: int | None) -> tuple[float, fl
     if to_go == 1:
         soft = hard = usable
     return max(soft, MIN_THINK), max(hard, MIN_THINK)
+
+
+class Clock:
+    """When the running search must end: a ``stop`` request, or its time budget.
+
+    The search thread calls :meth:`begin`, asks :meth:`time_is_up` between iterations and
+    calls :meth:`end`; any thread may call :meth:`stop` and :meth:`ponder_hit`.  At the hard
+    limit (and on ``stop``) ``halt`` is called: it sets the kernel's stop flag.  A ponder
+    search has no clock until ``ponder_hit`` starts it.
+    """
+
+    def __init__(self, halt: Callable[[], None]):
+        self._halt = halt
+        self._cond = threading.Condition()
+        self._timer: threading.Thread | None = None
+        self.running = False
+        self._stopped = False
+        self._pondering = False
+        self._start = 0.0
+
+    def begin(self, ponder: bool, started: float | None, now: float) -> None:
+        """A search begins at ``now``; its clock at ``started`` if that was earlier."""
+        with self._cond:
+            self.running = True
+            self._stopped = False
+            self._pondering = ponder
+            self._start = min(now, started) if started is not None else now
+
+    def arm(self, hard: float | None) -> None:
+        """Halt the search ``hard`` seconds after its clock started (None: never)."""
+        if hard is not None:
+            self._timer = threading.Thread(target=self._run_timer, args=(hard,), daemon=True)
+            self._timer.start()
+
+    def end(self) -> None:
+        with self._cond:
+            self.running = False
+            self._cond.notify_all()
+        if self._timer is not None:
+            self._timer.join()
+            self._timer = None
+
+    def stop(self) -> None:
+        """End the running search soon; no-op when idle."""
+        with self._cond:
+            if self.running:
+                self._stopped = True
+                self._halt()
+                self._cond.notify_all()
+
+    def ponder_hit(self) -> None:
+        """The ponder search becomes a timed search; its clock starts now."""
+        with self._cond:
+            if self.running and self._pondering:
+                self._pondering = False
+                self._start = time.monotonic()
+                self._cond.notify_all()
+
+    def time_is_up(self, plan: Plan) -> bool | None:
+        """Between iterations: True if stopped or past the soft limit; None while
+        pondering (a ponder search ends only on ``stop`` or its hard limit after a hit)."""
+        with self._cond:
+            if self._stopped:
+                return True
+            if self._pondering:
+                return None
+            used = time.monotonic() - self._start
+        return plan.soft is not None and used >= plan.soft
+
+    def _run_timer(self, hard: float) -> None:
+        with self._cond:
+            while self.running:
+                if self._pondering:
+                    self._cond.wait()
+                    continue
+                left = self._start + hard - time.monotonic()
+                if left <= 0:
+                    self._halt()
+                    return
+                self._cond.wait(left)

@@ -56,7 +56,13 @@ V_NSQUARES = 15
 V_WIDTH = 16
 V_PASSING_CAPTURE = 17   # thai: jumped pieces leave at once (squares free, 180-degree turns)
 V_GOAL = 18              # the goal as a kernel int, see KERNEL_GOALS
-V_SIZE = 19
+# Draw rules (read by engine.drawrules, for the search and the referee alike).
+V_REPETITIONS = 19       # occurrences of a position that draw (3; 4 in Italian)
+V_REVERSIBLE = 20        # plies of king moves without capture that draw (0 = no such rule)
+V_ENDGAME = 21           # lone-king rules, see EG_*
+V_RULE_PIECES = 22       # no lone-king or material rule concerns more pieces than this
+V_LONG_DIAGONAL = 23     # the long diagonal a1-h8 (Russian 7.2.7)
+V_SIZE = 24
 
 PREC_NONE = 0       # free choice among captures
 PREC_COUNT = 1      # most pieces (kings and men alike)
@@ -78,6 +84,12 @@ ENDGAME_FMJD = "fmjd"          # 16- and 5-move rules (spec/rules.md 4.1)
 ENDGAME_RUSSIAN = "russian"    # fmjd64 7.2.4-7.2.8 (spec/rules.md 4.6)
 ENDGAME_FRISIAN = "frisian"    # 2 kings v 1 king: 7 moves; 1 v 1: 2 moves (lidraughts)
 ENDGAME_NONE = ""
+# The endgame rules as the kernels read them from ``table[V_ENDGAME]``, and the most
+# pieces each concerns (FMJD: a lone king against three; Frisian: two kings against one;
+# Russian 7.2.6: a 6-7 piece ending with kings on both sides).
+EG_NONE, EG_FMJD, EG_FRISIAN, EG_RUSSIAN = 0, 1, 2, 3
+KERNEL_ENDGAMES = {ENDGAME_NONE: (EG_NONE, 0), ENDGAME_FMJD: (EG_FMJD, 4),
+                   ENDGAME_FRISIAN: (EG_FRISIAN, 3), ENDGAME_RUSSIAN: (EG_RUSSIAN, 7)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,12 +108,14 @@ class Variant:
       (pydraughts' numeric notation for Russian and Brazilian; its position string
       keeps the standard numbering).
 
-    Draw-rule data for the game rules: ``repetitions`` (occurrences of a position that
-    draw), ``reversible_plies`` (plies of king moves without capture, or without
-    capture and man move, that draw; 0 = none) and ``endgame`` (an ``ENDGAME_*`` key).
+    Draw rules: ``repetitions`` (occurrences of a position that draw),
+    ``reversible_plies`` (plies of king moves without capture, that is without capture
+    and man move, that draw; 0 = none) and ``endgame`` (an ``ENDGAME_*`` key).  They are
+    written into ``table`` once, where the search and the referee both read them
+    (:mod:`engine.drawrules`).
     ``max_same_king_moves``: Frisian's limit on consecutive quiet moves of one king
-    while its side has men (0 = none); it depends on the moves played, so the kernels
-    do not apply it (see :func:`engine.position.barred_king`).
+    while its side has men (0 = none); it depends on the moves played, so it reaches the
+    search as the barred king of its root (:func:`engine.position.barred_square`).
     """
 
     name: str
@@ -234,6 +248,12 @@ def _make(name, hub_name, width, *, man_back_capture, flying_king, precedence,
     table[V_NSQUARES] = n
     table[V_WIDTH] = width
     table[V_GOAL] = KERNEL_GOALS[record.get("goal", GOAL_NORMAL)]
+    rule = lambda name: record.get(name, Variant.__dataclass_fields__[name].default)
+    table[V_REPETITIONS] = rule("repetitions")
+    table[V_REVERSIBLE] = rule("reversible_plies")
+    table[V_ENDGAME], table[V_RULE_PIECES] = KERNEL_ENDGAMES[rule("endgame")]
+    table[V_LONG_DIAGONAL] = sum(1 << bit(s) for s in range(1, n + 1)
+                                 if sum(_coords(width, s)) == width - 1)
     table.flags.writeable = False
     steps = _build_steps(width)
     steps.flags.writeable = False

@@ -11,9 +11,8 @@ import sys
 
 from engine import BadInput, get_variant, move_to_hub, parse_position, pos_to_fen, warm_up
 
-from .suite import REFERENCE, Count, count, load_suite, select
+from .suite import REFERENCE, Count, check_depth, count, load_suite, select
 
-MAX_DEPTH = 64
 PROGRESS_AFTER = 2.0     # seconds before a run starts reporting progress
 
 
@@ -218,8 +217,7 @@ def main(argv: list[str]) -> int:
             return run_suite(args)
         if args.max_nodes is not None:
             raise ArgumentError("--max-nodes only goes with --suite")
-        if not 1 <= args.depth <= MAX_DEPTH:
-            raise ArgumentError(f"--depth must be between 1 and {MAX_DEPTH}, got {args.depth}")
+        check_depth(args.depth, "--depth", lowest=1)
         return run_depths(args)
     except ArgumentError as exc:
         print(f"rafle perft: {exc} (see rafle perft --help)", file=sys.stderr)

@@ -96,12 +96,31 @@ class Selection:
     other_variant: int = 0        # filtered out by --variant
 
 
+MAX_DEPTH = 64            # deeper counts would not end in a lifetime
+MAX_SUITE_BYTES = 50 << 20
+
+
+def check_depth(depth: int, what: str = "depth", lowest: int = 0) -> int:
+    """The one check of a perft depth, for ``--depth`` and suite entries alike."""
+    if not lowest <= depth <= MAX_DEPTH:
+        raise BadInput(f"{what} must be between {lowest} and {MAX_DEPTH}, got {depth}")
+    return depth
+
+
 def load_suite(path: str | Path) -> list[dict]:
     """The entries of a suite file; BadInput if it is missing or malformed."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"cannot read suite {str(path)!r}: {exc.strerror or exc}") from None
+        with open(path, "rb") as f:
+            data = f.read(MAX_SUITE_BYTES + 1)
+    except (OSError, ValueError) as exc:       # ValueError: a NUL in the path
+        raise BadInput(f"cannot read suite {str(path)!r}: "
+                       f"{getattr(exc, 'strerror', None) or exc}") from None
+    if len(data) > MAX_SUITE_BYTES:
+        raise BadInput(f"suite {str(path)!r} is larger than {MAX_SUITE_BYTES >> 20} MB")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"suite {str(path)!r} is not UTF-8 text (byte {exc.start})") from None
     try:
         data = json.loads(text)
     except ValueError as exc:
@@ -116,8 +135,7 @@ def load_suite(path: str | Path) -> list[dict]:
         for key, kind in (("variant", str), ("fen", str), ("depth", int), ("nodes", int)):
             if not isinstance(entry.get(key), kind) or isinstance(entry.get(key), bool):
                 raise BadInput(f"suite entry {i} needs {key!r} ({kind.__name__})")
-        if entry["depth"] < 0:
-            raise BadInput(f"suite entry {i} has a negative depth")
+        check_depth(entry["depth"], f"suite entry {i}: depth")
     return data
 
 

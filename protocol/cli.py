@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 # subcommand -> (module, one-line help).  Each module has ``main(argv) -> int``.
@@ -34,7 +35,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rafle: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
         return 2
     module = importlib.import_module(COMMANDS[name][0])
-    return int(module.main(args[1:]) or 0)
+    try:
+        return int(module.main(args[1:]) or 0)
+    except BrokenPipeError:
+        # The reader went away (``rafle perft | head``): end quietly.  Point stdout at
+        # nothing so that the interpreter's final flush does not complain either.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Frisian: a side that still has men may not make a fourth quiet move in a row with the
-same king (spec/rules.md §4.3).  The kernels see no history, so the rule is applied where
-the game's moves are known, and each place is tested here: the search's ``root_moves``,
-the Hub front end (history from ``pos ... moves=``), the text mode and match adjudication.
+same king (spec/rules.md §4.3).  The rule is read from the game's positions
+(``engine.barred_square``): by the referee, and by the search, whose kernel leaves the
+barred king's quiet moves out of its root; each place is tested here: the search, the Hub
+front end (history from ``pos ... moves=``), the text mode and match adjudication.
 
 The positions: White's king goes 5-10-14-9 while Black's man goes 16-21-27-32; then the
 king on 9 is barred.  With a man on 47 White may still move that man; with a blocked man
@@ -16,7 +17,6 @@ import pytest
 
 from engine import BadInput, get_variant, legal_moves, move_from_hub, parse_position
 from engine.game import Game
-from engine.negamax import WIN_BOUND
 from engine.pdn import read_pdn
 from engine.search import Limits, Searcher
 from protocol.match import runner as match
@@ -43,46 +43,30 @@ def searcher():
     return s
 
 
-# ----- the search's root_moves ----------------------------------------------------------
+# ----- the search: the barred king is a kernel input read from the history -------------------
 
 def test_search_plays_only_the_allowed_moves(searcher):
     game = game_after(FREE)
     allowed = game.legal_moves()
     assert {m.frm for m in allowed} == {47} and len(legal_moves(game.position)) > len(allowed)
-    for limits in (Limits(depth=4), Limits(nodes=3000)):
-        result = searcher.search(game.position, game.history(), limits, root_moves=allowed)
+    for limits in (Limits(depth=4), Limits(nodes=3000), Limits(depth=1)):
+        result = searcher.search(game.position, game.history(), limits)
         assert result.move in allowed and result.pv[0] == result.move
-    assert searcher.search(game.position, game.history(), Limits(depth=3),
-                           root_moves=[]).move is None
 
 
-def test_subset_search_agrees_with_the_full_search_where_the_best_move_is_allowed(searcher):
-    pos = parse_position("W:W31,32,33,34,35,36,37,38,39,40:B11,12,13,14,15,16,17,18,19,20")
-    full = searcher.search(pos, [], Limits(depth=5))
-    others = [m for m in legal_moves(pos) if m != full.move]
-    searcher.new_game()
-    without = searcher.search(pos, [], Limits(depth=5), root_moves=others)
-    assert without.move in others and without.depth == 5 and without.score is not None
-    searcher.new_game()
-    best_two = searcher.search(pos, [], Limits(depth=5), root_moves=[full.move, others[0]])
-    assert best_two.move in (full.move, others[0])
+def test_search_has_no_move_when_only_the_barred_king_could_move(searcher):
+    game = game_after(BLOCKED)
+    assert game.legal_moves() == [] and legal_moves(game.position)
+    result = searcher.search(game.position, game.history(), Limits(depth=3))
+    assert result.move is None and result.pv == ()
 
 
-def test_subset_search_finds_a_win_and_scores_a_repetition_as_a_draw(searcher):
-    # Black's man on 45 is blocked by 50: any move of the man on 7 wins, 50-44 does not.
-    pos = parse_position("W:W7,50:B45", FRISIAN)
-    allowed = [m for m in legal_moves(pos) if m.frm == 7]
-    assert len(allowed) == 2 and len(legal_moves(pos)) == 3
-    result = searcher.search(pos, [], Limits(depth=4), root_moves=allowed)
-    assert result.move in allowed and result.score > WIN_BOUND
-    # A king shuffle: 46-41 now brings a position for the third time.
-    game = Game(parse_position("W:WK46,31,32:BK5,20,19"))
-    for text in ["46-41", "5-10", "41-46", "10-5"] * 2:
-        game.push(move_from_hub(game.position, text))
-    repeat = move_from_hub(game.position, "46-41")
-    result = searcher.search(game.position, game.history(), Limits(depth=4), analyze=True,
-                             root_moves=[repeat])
-    assert (result.move, result.score) == (repeat, 0)
+def test_search_with_a_barred_king_plays_the_allowed_move_that_a_deeper_search_prefers(searcher):
+    # The king on 9 is barred; either man may move, at every depth.
+    game = game_after("W:WK5,47,46:B16,26")
+    for depth in (2, 4, 6):
+        result = searcher.search(game.position, game.history(), Limits(depth=depth))
+        assert result.move.frm in (46, 47) and result.depth == depth
 
 
 # ----- the Hub front end ----------------------------------------------------------------------

@@ -62,12 +62,13 @@ def test_25_move_counter_resets_on_man_move_and_capture():
     near_limit = Counters(king_plies=49)
     king = move_from_hub(pos, "50-44")
     man = move_from_hub(pos, "35-30")
-    assert advance(near_limit, pos, king, play(pos, king)).king_plies == 50
-    assert draw_reason(advance(near_limit, pos, king, play(pos, king))) == "25-move rule"
-    assert advance(near_limit, pos, man, play(pos, man)).king_plies == 0
+    after = play(pos, king)
+    assert advance(near_limit, pos, after).king_plies == 50
+    assert draw_reason(after, advance(near_limit, pos, after)) == "25-move rule"
+    assert advance(near_limit, pos, play(pos, man)).king_plies == 0
     capture_pos = parse_position("W:WK46,K50:BK1,K5,23")
     capture = [m for m in legal_moves(capture_pos) if m.captured][0]
-    assert advance(near_limit, capture_pos, capture, play(capture_pos, capture)).king_plies == 0
+    assert advance(near_limit, capture_pos, play(capture_pos, capture)).king_plies == 0
 
 
 def test_16_move_rule_counts_from_the_capture_that_creates_it():
@@ -99,18 +100,19 @@ def test_ending_counts_restart_and_continue():
     take = [m for m in legal_moves(pos) if m.captured][0]
     after = play(pos, take)
     assert ending_rule(pos) == 16 and ending_rule(after) == 5
-    assert advance(Counters(0, 16, 20), pos, take, after) == Counters(0, 5, 0)
+    assert advance(Counters(ending_plies=20), pos, after).ending_plies == 0
     # Inside the 5-move balance a capture (king v king and man -> king v king) counts on.
     pos = parse_position("W:WK46:BK1,41")
     take = move_from_hub(pos, "46x37")
     after = play(pos, take)
     assert ending_rule(pos) == 5 and ending_rule(after) == 5
-    assert advance(Counters(0, 5, 4), pos, take, after) == Counters(0, 5, 5)
+    assert advance(Counters(ending_plies=4), pos, after).ending_plies == 5
     # A promotion that gives the first king creates the balance.
     pos = parse_position("B:WK46:B41,42,1")
     crown = move_from_hub(pos, "41-47")
     assert crown.promotes and ending_rule(pos) == 0
-    assert advance(Counters(), pos, crown, play(pos, crown)) == Counters(0, 16, 0)
+    after = play(pos, crown)
+    assert ending_rule(after) == 16 and advance(Counters(ending_plies=7), pos, after).ending_plies == 0
 
 
 def test_ending_rule_material():
@@ -185,6 +187,7 @@ def test_frisian_king_against_king_is_drawn_after_two_moves_each():
 
 
 def test_king_move_count_follows_the_variant():
-    assert draw_reason(Counters(king_plies=79), get_variant("english")) is None
-    assert draw_reason(Counters(king_plies=80), get_variant("english")) == "40-move rule"
-    assert draw_reason(Counters(king_plies=50)) == "25-move rule"
+    english = parse_position("W:WK29,K30:BK4,K8", get_variant("english"))
+    assert draw_reason(english, Counters(king_plies=79)) is None
+    assert draw_reason(english, Counters(king_plies=80)) == "40-move rule"
+    assert draw_reason(parse_position("W:WK46,K50:BK1,K5"), Counters(king_plies=50)) == "25-move rule"

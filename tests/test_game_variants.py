@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine import BadInput, Move, get_variant, legal_moves, move_from_hub, parse_position, play
-from engine.game import Counters, Game, _russian, advance, allowed_moves, draw_reason, ending_rule
+from engine import (INTERNATIONAL, BadInput, Move, get_variant, legal_moves, move_from_hub,
+                    parse_position, play)
+from engine.drawrules import WHOSE_EITHER, WHOSE_WHITE, material_rules
+from engine.game import Counters, Game, advance, draw_reason, ending_rule
+from engine.position import barred_square
 
 RUSSIAN, BRAZILIAN, FRISIAN = get_variant("russian"), get_variant("brazilian"), get_variant("frisian")
 
@@ -36,8 +39,13 @@ def safe(move: Move, after) -> bool:
     return not (move.captured or move.promotes or any(m.captured for m in legal_moves(after)))
 
 
+def rules(pos):
+    """(lone-king rule's moves, whose moves it counts, 7.2.7 in force, 7.2.6 plies)."""
+    return tuple(material_rules(pos.white, pos.black, pos.kings, pos.variant.table))
+
+
 def off_road(pos, move, after) -> bool:
-    return not _russian(after).road
+    return not rules(after)[2]
 
 
 def king_moves(pos, move, after) -> bool:
@@ -75,11 +83,11 @@ def test_three_kings_count_starts_after_the_crowning_that_makes_the_third_king()
     assert ending_rule(game.position) == 0
     crown = [m for m in game.legal_moves() if m.promotes][0]
     game.push(crown)
-    assert ending_rule(game.position) == 15 and game.counters[-1].ending_count == 0
+    assert ending_rule(game.position) == 15 and game.counters[-1].ending_plies == 0
     quiet(game, 29, off_road)                  # Black, White, ... White's 14th: 29 plies
-    assert game.counters[-1].ending_count == 14 and game.outcome() is None
-    quiet(game, 1, off_road)
-    assert game.counters[-1].ending_count == 15
+    assert game.counters[-1].ending_plies == 29 and game.outcome() is None
+    quiet(game, 1, off_road)                   # White's 15th
+    assert game.counters[-1].ending_plies == 30
     assert game.outcome().reason.startswith("15-move rule")
 
 
@@ -88,9 +96,8 @@ def test_three_kings_count_starts_after_the_crowning_that_makes_the_third_king()
 def test_lone_king_on_the_long_diagonal_draws_at_the_5th_move():
     # King and two men against a king on the long diagonal (a1-h8 = 29..4).
     game = Game(parse_position("W:WK32,21,24:BK15", RUSSIAN))
-    rules = _russian(game.position)
-    assert rules.road and rules.ending == 0 and rules.strong == (0,)
-    on_road = lambda pos, move, after: _russian(after).road
+    assert rules(game.position)[:3] == (0, WHOSE_WHITE, True)
+    on_road = lambda pos, move, after: rules(after)[2]
     quiet(game, 8, on_road)
     assert game.outcome() is None
     quiet(game, 1, on_road)                    # White's 5th move
@@ -99,10 +106,10 @@ def test_lone_king_on_the_long_diagonal_draws_at_the_5th_move():
 
 def test_leaving_the_long_diagonal_ends_that_count():
     game = Game(parse_position("B:WK32,21,24:BK18", RUSSIAN))
-    quiet(game, 4, lambda pos, move, after: _russian(after).road)
-    assert game.counters[-1].road_count == 2
+    quiet(game, 4, lambda pos, move, after: rules(after)[2])
+    assert game.counters[-1].road_plies == 4   # two moves of each side
     quiet(game, 1, off_road)                   # the black king leaves the diagonal
-    assert game.counters[-1].road_moves is None
+    assert game.counters[-1].road_plies == 0 and not rules(game.position)[2]
     quiet(game, 12, off_road)
     assert game.outcome() is None              # nothing else applies (4 pieces: 7.2.6 is 30)
 
@@ -118,7 +125,7 @@ def test_two_pieces_with_a_king_against_a_king_draw_at_the_5th_move():
 
 def test_king_against_king_draws_at_either_sides_5th_move():
     game = Game(parse_position("W:WK32:BK1", RUSSIAN))
-    assert set(_russian(game.position).strong) == {0, 1}
+    assert rules(game.position)[:2] == (5, WHOSE_EITHER)
     quiet(game, 8)
     assert game.outcome() is None
     quiet(game, 1)
@@ -129,18 +136,17 @@ def test_a_capture_inside_the_5_move_balance_counts_on():
     pos = parse_position("W:WK29:BK4,22", RUSSIAN)   # white king takes the man: K v K
     take = [m for m in legal_moves(pos) if m.captured][0]
     after = play(pos, take)
-    before = Counters(0, 5, 4, ending_moves=(2, 2), ending_count=2)
-    c = advance(before, pos, take, after)
-    assert (c.ending, c.ending_plies, c.ending_moves, c.ending_count) == (5, 5, (3, 2), 3)
+    c = advance(Counters(ending_plies=4), pos, after)
+    assert ending_rule(pos) == ending_rule(after) == 5 and c.ending_plies == 5
 
 
 def test_three_kings_becoming_two_by_a_capture_start_the_5_move_count():
     pos = parse_position("B:WK30,K31,K23:BK18", RUSSIAN)
     take = legal_moves(pos)[0]
     assert take.captured == (23,)
-    c = advance(Counters(0, 15, 20, ending_moves=(10, 10), ending_count=10), pos, take,
-                play(pos, take))
-    assert (c.ending, c.ending_plies, c.ending_count) == (5, 0, 0)
+    after = play(pos, take)
+    c = advance(Counters(ending_plies=20), pos, after)
+    assert (ending_rule(pos), ending_rule(after), c.ending_plies) == (15, 5, 0)
 
 
 # ----- Russian 7.2.5 and 7.2.6 ---------------------------------------------------------------
@@ -156,7 +162,7 @@ def test_kings_only_for_15_moves_each():
 def test_no_change_of_material_in_a_4_piece_ending_for_30_moves():
     # Both sides have a king and a man; man moves keep the kings-only count short.
     game = Game(parse_position("W:WK28,29:BK5,4", RUSSIAN))
-    assert game.counters[-1].stable_limit == 60
+    assert rules(game.position)[3] == 60
     for _ in range(3):
         quiet(game, 18, king_moves)
         quiet(game, 2, lambda pos, move, after: not king_moves(pos, move, after))
@@ -166,15 +172,13 @@ def test_no_change_of_material_in_a_4_piece_ending_for_30_moves():
 
 def test_no_change_of_material_limits_and_resets():
     six = parse_position("W:WK32,28,27:BK1,5,6", RUSSIAN)
-    assert _russian(six).stable_limit == 120
-    assert draw_reason(Counters(stable_plies=119, stable_limit=120), RUSSIAN) is None
-    assert draw_reason(Counters(stable_plies=120, stable_limit=120),
-                       RUSSIAN) == "60-move rule (no change of material)"
-    assert _russian(parse_position("W:W32,28,27:BK1,5,6", RUSSIAN)).stable_limit == 0  # no white king
-    assert _russian(parse_position("W:WK32,28,27,26:BK1,5,6,7", RUSSIAN)).stable_limit == 0
+    assert rules(six)[3] == 120
+    assert draw_reason(six, Counters(stable_plies=119)) is None
+    assert draw_reason(six, Counters(stable_plies=120)) == "60-move rule (no change of material)"
+    assert rules(parse_position("W:W32,28,27:BK1,5,6", RUSSIAN))[3] == 0        # no white king
+    assert rules(parse_position("W:WK32,28,27,26:BK1,5,6,7", RUSSIAN))[3] == 0
     man = next(m for m in legal_moves(six) if m.frm == 28)
-    assert advance(Counters(stable_plies=7, stable_limit=120), six, man,
-                   play(six, man)).stable_plies == 8
+    assert advance(Counters(stable_plies=7), six, play(six, man)).stable_plies == 8
 
 
 def test_brazilian_has_the_russian_draw_rules():
@@ -185,8 +189,8 @@ def test_brazilian_has_the_russian_draw_rules():
 
 def test_other_variants_keep_their_own_counters():
     pos = parse_position("W:WK46:BK5,K1,K2")
-    assert advance(Counters(0, 16, 3), pos, Move(46, 41), play(pos, Move(46, 41))) \
-        == Counters(1, 16, 4)
+    assert ending_rule(pos) == 16
+    assert advance(Counters(ending_plies=3), pos, play(pos, Move(46, 41))) == Counters(1, 4, 0, 1)
 
 
 # ----- Frisian: the same king at most three quiet moves in a row --------------------------
@@ -220,16 +224,27 @@ def test_frisian_another_piece_may_move_and_then_the_king_again():
     assert barred & set(game.legal_moves())     # a man moved in between
 
 
+def barred_after(start: str, chain: list[Move], variant=FRISIAN) -> int | None:
+    """The barred king after ``chain`` from ``start`` (boards only: ``play`` checks nothing)."""
+    seq = [parse_position(start, variant)]
+    for move in chain:
+        seq.append(play(seq[-1], move))
+    return barred_square(seq[:-1], seq[-1])
+
+
 def test_frisian_limit_needs_men_and_stops_at_a_capture_or_another_king():
     chain = [Move(5, 10), Move(16, 21), Move(10, 14), Move(21, 27), Move(14, 9), Move(27, 32)]
-    kings_only = parse_position("W:WK9:B32", FRISIAN)
-    assert allowed_moves(kings_only, chain) == legal_moves(kings_only)      # no white men
-    pos = parse_position("W:WK9,47:B32", FRISIAN)
-    assert {m.frm for m in allowed_moves(pos, chain)} == {47}
-    assert {m.frm for m in allowed_moves(pos, chain[2:])} == {9, 47}      # two moves known
+    assert barred_after("W:WK5:B16", chain) is None                       # no white men
+    assert barred_after("W:WK5,47:B16", chain) == 9
+    assert barred_after("W:WK10,47:B21", chain[2:]) is None               # two moves known
     took = chain[:2] + [Move(10, 14, (12,))] + chain[3:]
-    assert {m.frm for m in allowed_moves(pos, took)} == {9, 47}           # a capture between
+    assert barred_after("W:WK5,47:B16,12", took) is None                  # a capture between
     other = chain[:2] + [Move(3, 14)] + chain[3:]
-    assert {m.frm for m in allowed_moves(pos, other)} == {9, 47}          # another king
-    international = parse_position("W:WK9,47:B32")
-    assert allowed_moves(international, chain) == legal_moves(international)
+    assert barred_after("W:WK5,K3,47:B16", other) is None                 # another king
+    man = chain[:2] + [Move(47, 41), Move(21, 27), Move(10, 14), Move(27, 32)]
+    assert barred_after("W:WK5,47:B16", man) is None                      # a man between
+    assert barred_after("W:WK5,47:B16", chain, INTERNATIONAL) is None
+    game = Game(parse_position("W:WK5,47:B16", FRISIAN))
+    for move in chain:
+        game.push(move)
+    assert {m.frm for m in game.legal_moves()} == {47}

@@ -199,6 +199,8 @@ def test_cli_suite_mismatch_prints_a_divide(tmp_path, capsys):
     (["--fen", "Wbbb"], "51 characters"),
     (["--depth", "x"], "--depth"),
     (["--depth", "0"], "--depth must be"),
+    (["--depth", "65"], "--depth must be between 1 and 64"),
+    (["--fen", "W:W31-50:B1-20\x00", "--depth", "1"], "bad FEN square"),
     (["--bogus"], "--bogus"),
     (["--variant", "martian"], "unknown variant"),
     (["--max-nodes", "5"], "--suite"),
@@ -217,6 +219,14 @@ def test_cli_bad_suite_file(tmp_path, capsys):
     bad.write_text("[{\"variant\": \"international\"}]")
     assert cli(["perft", "--suite", str(bad)]) == 2
     assert "needs 'fen'" in capsys.readouterr().err
+    # Not UTF-8, too deep: one line, exit 2 (not a traceback, not 1 = a mismatch).
+    bad.write_bytes(b"\xff\xfe[")
+    assert cli(["perft", "--suite", str(bad)]) == 2
+    assert "is not UTF-8 text" in capsys.readouterr().err
+    bad.write_text('[{"variant": "international", "fen": "startpos", "depth": 200, "nodes": 1}]')
+    assert cli(["perft", "--suite", str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "depth must be between 0 and 64, got 200" in err[0]
 
 
 def test_real_process_bad_fen_and_json():

@@ -459,7 +459,10 @@ def test_ponder_waits_for_hit_or_stop(searcher):
 def test_options_are_validated():
     s = Searcher(16)
     names = [o.name for o in s.options()]
-    assert names[:4] == ["tt-size", "threshold", "threshold-margin", "threshold-interval"]
+    assert names[:5] == ["tt-size", "eval", "threshold", "threshold-margin", "threshold-interval"]
+    assert s.set_option("eval", "hand") and s.evaluation == "hand"
+    assert s.set_option("eval", "Learned") and s.evaluation == "learned"
+    assert not s.set_option("eval", "neural") and s.evaluation == "learned"
     assert s.set_option("threshold", "false") and not s.threshold
     assert s.set_option("threshold", "true") and s.threshold
     assert not s.set_option("threshold", "maybe")
@@ -505,3 +508,48 @@ def test_clock_budgets_never_exceed_the_clock(clock, inc, moves):
 def test_sudden_death_spreads_the_clock():
     soft, hard = timeman.clock_budget(60.0, 0.0, None)
     assert hard < 60.0 / 5
+
+
+# ----- limits beyond what a kernel or a clock can hold are clamped (issue: bad levels) -------
+
+def test_huge_limits_are_clamped_not_fallen_back_from(searcher):
+    pos = start_position()
+    for limits in (Limits(nodes=10 ** 19, depth=3), Limits(nodes=2 ** 63, depth=3),
+                   Limits(movetime=1e10, depth=3), Limits(time=1e300, inc=1e300, moves=10 ** 30,
+                                                          depth=3)):
+        fresh(searcher, threshold=False)
+        result = searcher.search(pos, [], limits)
+        assert result.depth == 3 and result.nodes > 100 and result.move in legal_moves(pos)
+    assert timeman.plan(Limits(nodes=10 ** 19)).nodes == timeman.MAX_NODES
+    assert timeman.plan(Limits(movetime=1e10)).hard <= timeman.MAX_SECONDS
+    assert timeman.plan(Limits(movetime=float("nan"))).hard == timeman.MIN_THINK
+
+
+def test_a_search_started_in_the_background_is_a_future(searcher):
+    fresh(searcher, threshold=False)
+    future = searcher.start(start_position(), [], Limits(infinite=True))
+    assert not future.done()
+    searcher.stop()
+    result = future.result(timeout=5)
+    assert result.move in legal_moves(start_position())
+
+
+def test_new_game_gives_a_clean_table_of_the_same_size(searcher):
+    searcher.search(start_position(), [], Limits(depth=4))
+    assert searcher._tt_data.any()
+    searcher.new_game()
+    assert not searcher._tt_data.any() and len(searcher._tt_data) == 1 << searcher.tt_log2
+
+
+def test_a_perft_count_stops_when_asked():
+    from engine import new_stop_flag, perft, set_stop
+    flag = new_stop_flag()
+    box = {}
+    worker = threading.Thread(target=lambda: box.setdefault("n", perft(start_position(), 12,
+                                                                        stop=flag)))
+    worker.start()
+    worker.join(0.2)
+    set_stop(flag)
+    worker.join(2)
+    assert not worker.is_alive() and box["n"] is None
+    assert perft(start_position(), 4, stop=new_stop_flag()) == 4265     # published count

@@ -99,6 +99,7 @@ def test_rafle_replies_and_undo_returns_to_your_move():
     out = rafle_play(["32-28", "fen", "undo", "fen", "quit"], "--depth", "1")
     reply = [line for line in answers(out, "32-28")[0] if line.startswith("1... ")]
     assert len(reply) == 1 and "(Rafle" in reply[0], out
+    assert re.search(r"\(Rafle: .* for Black, depth", reply[0]), reply    # whose score it is
     after_reply, after_undo = fens(out)
     pos = pos_from_fen(after_reply)
     assert pos.turn == WHITE
@@ -152,12 +153,15 @@ def test_fen_and_loose_set_ups():
                       "setup W: 3, 32k B: 18k, 19k", "fen",
                       "setup White: 31-33, K45; Black: k4, 12 14; Black to move", "fen",
                       "clear", "put w 28 29", "put B 3", "turn black", "fen",
-                      "remove 29", "fen", "quit"], "--play", "both")
+                      "remove 29", "fen", "fen B" + "b" * 20 + "e" * 9 + "w" + "w" * 20, "fen",
+                      "quit"], "--play", "both")
     assert fens(out) == [pos_to_fen(pos_from_fen("B:W18,24,27,28,K10,K15:B12,16,20,K22,K25,K29")),
                          "W:WK3,K32:BK18,K19",     # a man on its crowning row is a king
                          "B:W31,32,33,K45:BK4,12,14",
                          "B:W28,29:BK3",
-                         "B:W28:BK3"]
+                         "B:W28:BK3",
+                         "B:W30,31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:"
+                         "B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20"]    # a Hub string
     notes = answers(out, "setup W: 3, 32k B: 18k, 19k")[0]
     assert any("cannot stand on 3" in line for line in notes)
 
@@ -168,7 +172,8 @@ def test_bad_input_gets_a_helpful_message_and_the_session_goes_on():
            "put w 3", "remove 77", "level insane", "depth -3", "time soon",
            "analyse later", "play purple", "load /no/such/file.pdn",
            "save /no/such/dir/x.pdn", "turn green", "accept", "new tetris", "numbers maybe",
-           "\x00\x01 \ufffd", "\udcff\udcfe32-28", "28x19x23x12x1"]
+           "\x00\x01 \ufffd", "\udcff\udcfe32-28", "28x19x23x12x1",
+           "load a\x00b", "save x\x00y", "load /dev/zero", "load /", "depth", "time", "nodes"]
     out = rafle_play(bad + ["32-28", "fen", "quit"], "--play", "both", process=True)
     for line in bad:
         echoed = line.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
@@ -179,6 +184,19 @@ def test_bad_input_gets_a_helpful_message_and_the_session_goes_on():
     assert "legal moves:" in illegal and "32-28" in illegal and "31-26" in illegal
     ambiguous = answers(out, "28")[0][0]
     assert "ambiguous" in ambiguous and "32-28" in ambiguous and "33-28" in ambiguous
+    for line, message in (("load a\x00b", "no such file"), ("load /dev/zero", "not a regular file"),
+                          ("save x\x00y", "cannot write"), ("depth", "depth needs a number")):
+        reply = answers(out, line)[0][0]
+        assert message in reply and "Internal error" not in reply, reply
+
+
+def test_a_pdn_file_over_50_mb_is_refused(tmp_path):
+    big = tmp_path / "big.pdn"
+    with big.open("wb") as f:
+        f.truncate((50 << 20) + 1)          # sparse: costs no disk
+    out = rafle_play([f"load {big}", "fen", "quit"], "--play", "both")
+    assert "larger than 50 MB" in answers(out, f"load {big}")[0][0]
+    assert fens(out) == [START_FEN]
 
 
 def test_game_end_by_the_rules_and_by_the_players():

@@ -304,15 +304,3 @@ def test_variant_names_and_aliases():
         get_variant("turkish")
 
 
-def test_frisian_a_king_may_not_make_a_fourth_quiet_move_in_a_row():
-    from engine import Move
-    from engine.position import barred_king
-    v = get_variant("frisian")
-    pos = build(v, {17: "W", 45: "w", 3: "b"}, WHITE)
-    chain = [Move(33, 28), Move(28, 22), Move(22, 17)]
-    assert barred_king(pos, [Move(45, 40)] + chain) == 17
-    assert barred_king(pos, chain[1:]) is None                       # only two so far
-    assert barred_king(pos, [chain[0], Move(28, 22, (25,)), chain[2]]) is None
-    assert barred_king(pos, [chain[0], Move(45, 40), chain[2]]) is None
-    assert barred_king(build(v, {17: "W", 3: "b"}, WHITE), chain) is None   # no men left
-    assert barred_king(build(INTERNATIONAL, {17: "W", 45: "w", 3: "b"}, WHITE), chain) is None

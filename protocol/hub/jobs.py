@@ -46,29 +46,17 @@ def load_searcher(out: Output) -> Future:
     return in_background(load, "engine-loader")
 
 
-def allowed_moves(positions: list, moves: list) -> list:
-    """The moves the game allows after ``moves`` from ``positions[0]``: the legal moves, less
-    (Frisian) a barred king's, as the engine's ``Game`` says.  Only the plies that can bar a
-    king are replayed.  The GUI is the referee of its own moves: if the engine's referee
-    refuses one of them, the board's legal moves are the answer."""
-    pos = positions[-1]
-    window = 2 * pos.variant.max_same_king_moves   # plies of the side's last king moves
-    if not window:
-        return engine.legal_moves(pos)
-    first = max(0, len(moves) - window)
-    game = engine.Game(positions[first])
-    try:
-        for move in moves[first:]:
-            game.push(move)
-    except engine.BadInput:
-        return engine.legal_moves(pos)
-    return game.legal_moves()
+def allowed_moves(history: list, pos) -> list:
+    """The moves the game allows in ``pos`` after the positions ``history``: the legal moves,
+    less (Frisian) those of a king barred from a fourth quiet move in a row."""
+    barred = engine.barred_square(history, pos)
+    return [m for m in engine.legal_moves(pos) if m.captured or m.frm != barred]
 
 
-def start_search(searcher, out: Output, positions: list, moves: list, limits, ponder: bool,
-                 analyze: bool, started: float) -> Future:
-    """Start a search of ``positions[-1]`` (reached by ``moves``), its ``info`` lines written as
-    they come; the returned future is done once its ``done`` line is written."""
+def start_search(searcher, out: Output, positions: list, limits, ponder: bool, analyze: bool,
+                 started: float) -> Future:
+    """Start a search of ``positions[-1]`` (the game's positions before it: the rest), its
+    ``info`` lines written as they come; the future is done once its ``done`` line is written."""
     pos = positions[-1]
 
     def on_info(info) -> None:   # called in the search thread
@@ -85,13 +73,12 @@ def start_search(searcher, out: Output, positions: list, moves: list, limits, po
     def report(search: Future) -> None:   # in the search thread, once it has ended
         try:
             result = search.result()
-            move, reply, failed = result.move, result.ponder, False
+            move, reply = result.move, result.ponder
         except BaseException:
             out.note(traceback.format_exc())
             move = reply = None
-            failed = True
         try:
-            out.send(done_line(out, positions, moves, move, reply, failed))
+            out.send(done_line(out, positions, move, reply))
         finally:
             finished.set_result(None)
 
@@ -100,14 +87,10 @@ def start_search(searcher, out: Output, positions: list, moves: list, limits, po
     return finished
 
 
-def done_line(out: Output, positions: list, moves: list, move, reply, failed: bool) -> str:
+def done_line(out: Output, positions: list, move, reply) -> str:
     """``done move=X [ponder=Y]``; a bare ``done`` only when the game allows no move."""
     pos = positions[-1]
-    try:
-        allowed = allowed_moves(positions, moves)
-    except Exception:   # never worse than the board's own legal moves
-        out.note(traceback.format_exc())
-        allowed = engine.legal_moves(pos)
+    allowed = allowed_moves(positions[:-1], pos)
     if move not in allowed:
         if move is not None:
             out.note(f"search returned an illegal move {move}")
@@ -116,13 +99,8 @@ def done_line(out: Output, positions: list, moves: list, move, reply, failed: bo
     if move is None:
         return "done"
     text = f"done move={engine.move_to_hub(move, pos.variant)}"
-    if reply is not None:
-        after = positions + [engine.play(pos, move)]
-        try:
-            if reply in allowed_moves(after, moves + [move]):
-                text += f" ponder={engine.move_to_hub(reply, pos.variant)}"
-        except Exception:
-            out.note(traceback.format_exc())
+    if reply is not None and reply in allowed_moves(positions, engine.play(pos, move)):
+        text += f" ponder={engine.move_to_hub(reply, pos.variant)}"
     return text
 
 

@@ -13,8 +13,8 @@ client checklist §2.8 and the recommendations §7:
   silently, because py-draughts raises on ``error`` lines (§6 P10).
 * Frisian: the moves of ``pos ... moves=`` are the game history Rafle knows, and its own
   move obeys the rule that a king may not make a fourth quiet move in a row while its side
-  has men (the searcher reads it from the positions; ``done`` is checked by the engine's
-  ``Game``).  The GUI's moves are taken as it sends them: the GUI is the referee (pydraughts
+  has men (``engine.barred_square``, which the search applies too and ``done`` is checked
+  against).  The GUI's moves are taken as it sends them: the GUI is the referee (pydraughts
   does not know that rule).
 * Nothing is ever written to stderr (pydraughts merges it into stdout): fd 2 goes to
   ``os.devnull`` or to the log file named by the environment variable ``RAFLE_LOG``, which
@@ -101,7 +101,6 @@ class Hub:
         self.searcher = None
         self.variant = None            # engine Variant; None until the engine is loaded
         self.positions: list = []      # game from the root given by `pos`, current last
-        self.moves: list = []          # the moves between them (Frisian's king rule needs them)
         self.level = Level()
         self.job: Future | None = None  # done once the job's last line is written
         self.job_is_perft = False
@@ -212,7 +211,6 @@ class Hub:
         if self.variant is None:
             self.variant = engine.INTERNATIONAL
             self.positions = [engine.start_position(self.variant)]
-            self.moves = []
 
     # ---- commands ----
     def cmd_hub(self, cmd: Command):
@@ -238,7 +236,6 @@ class Hub:
             if variant is not self.variant:
                 self.variant = variant
                 self.positions = [engine.start_position(variant)]
-                self.moves = []
             return
         self.searcher.set_option(name, value)  # False for unknown names or bad values
 
@@ -283,7 +280,7 @@ class Hub:
         except engine.BadInput as exc:
             self.out.send(error_line(f"bad position: {exc}"))
             return  # the previous game stays, as in Scan
-        positions, moves = [root], []
+        positions = [root]
         for word in (cmd.get("moves") or "").split():
             try:
                 move = engine.move_from_hub(positions[-1], word)
@@ -294,8 +291,7 @@ class Hub:
                 self.out.send(error_line(f"illegal move {word} (ply {len(positions)}): {reason}"))
                 break  # keep the position reached before the bad move, as Scan does
             positions.append(engine.play(positions[-1], move))
-            moves.append(move)
-        self.positions, self.moves = positions, moves
+        self.positions = positions
 
     def cmd_go(self, cmd: Command):
         self.load()
@@ -305,8 +301,8 @@ class Hub:
         self.pondering = ponder
         self.hit_pending = False
         self.job_is_perft = False
-        self.job = start_search(self.searcher, self.out, self.positions, self.moves, limits,
-                                ponder, analyze, self.arrived)
+        self.job = start_search(self.searcher, self.out, self.positions, limits, ponder, analyze,
+                                self.arrived)
 
     def cmd_perft(self, cmd: Command):
         self.load()

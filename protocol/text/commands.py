@@ -257,9 +257,31 @@ def _save(s: Session, args: list[str], rest: str) -> None:
             s.game.pop()
     try:
         Path(rest).expanduser().write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise BadInput(f"cannot write {rest}: {e.strerror or e}") from None
+    except (OSError, ValueError) as e:     # ValueError: a NUL in the name
+        raise BadInput(f"cannot write {rest!r}: {getattr(e, 'strerror', None) or e}") from None
     s.out(f"Saved {_plies(plies)} to {rest} (result {tags['Result']}).")
+
+
+MAX_PDN_BYTES = 50 << 20
+
+
+def _read_file(name: str) -> bytes:
+    """A PDN file's bytes: a regular file of at most 50 MB, or BadInput saying why not."""
+    path = Path(name).expanduser()
+    try:
+        regular, exists = path.is_file(), path.exists()   # False for a name with a NUL
+    except OSError as e:
+        raise BadInput(f"cannot read {name!r}: {e.strerror or e}") from None
+    if not regular:
+        raise BadInput(f"cannot read {name!r}: {'not a regular file' if exists else 'no such file'}")
+    try:
+        with path.open("rb") as f:
+            raw = f.read(MAX_PDN_BYTES + 1)
+    except OSError as e:
+        raise BadInput(f"cannot read {name!r}: {e.strerror or e}") from None
+    if len(raw) > MAX_PDN_BYTES:
+        raise BadInput(f"{name!r} is larger than {MAX_PDN_BYTES >> 20} MB: not a PDN file to load")
+    return raw
 
 
 def _player_name(s: Session, side: int) -> str:
@@ -276,10 +298,7 @@ def _load(s: Session, args: list[str], rest: str) -> None:
     if len(args) >= 2 and args[-1].isdigit():
         number = int(args[-1])
         name = rest[: rest.rstrip().rfind(" ")].strip()
-    try:
-        raw = Path(name).expanduser().read_bytes()
-    except OSError as e:
-        raise BadInput(f"cannot read {name}: {e.strerror or e}") from None
+    raw = _read_file(name)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -156,8 +156,8 @@ class Session:
         if result is None or result.move is None or result.move not in self.game.legal_moves():
             self.out("Rafle found no move to play")
             return False
-        note = (f": {format_score(result.score)}, depth {result.depth}"
-                if result.score is not None else "")
+        note = (f": {format_score(result.score)} for {side_name(pos.turn)}, "
+                f"depth {result.depth}" if result.score is not None else "")
         self._push(result.move, by=RAFLE, note=note)
         if typed is not None:
             self._interrupted(typed)

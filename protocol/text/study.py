@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import re
 
-from engine import BLACK, WHITE, BadInput, Position, Variant, pos_from_fen, pos_from_pieces
+from engine import (BLACK, WHITE, BadInput, Position, Variant, pos_from_fen, pos_from_hub,
+                    pos_from_pieces)
 
 _COLOUR = {"w": WHITE, "white": WHITE, "b": BLACK, "black": BLACK}
 _PIECE = {"w": (WHITE, False), "b": (BLACK, False), "W": (WHITE, True), "B": (BLACK, True),
@@ -112,8 +113,8 @@ _TO_MOVE = re.compile(r"[\s,;]*\b(white|black|w|b)\s+to\s+move\b[\s,;.]*", re.I)
 
 
 def parse_setup(text: str, variant: Variant) -> tuple[Position, list[str]]:
-    """A FEN (``W:W31-50:B1-20``), ``startpos``, or the loose form; ``B to move`` may
-    follow either and says who moves."""
+    """A FEN (``W:W31-50:B1-20``), ``startpos``, a Hub position string, or the loose form;
+    ``B to move`` may follow a FEN or the loose form and says who moves."""
     t = text.strip()
     clause = _TO_MOVE.search(t)
     if clause and re.match(r"(?i)^[WB?]\s*:\s*[WB]", t):
@@ -122,6 +123,8 @@ def parse_setup(text: str, variant: Variant) -> tuple[Position, list[str]]:
         return with_turn(pos, WHITE if clause.group(1)[0] in "wW" else BLACK), []
     if re.fullmatch(r"(?i)start(pos)?", t) or re.match(r"(?i)^[WB?]\s*:\s*[WB]", t):
         return pos_from_fen(t, variant), []
+    if re.fullmatch(r"[WB][wbWBe]+", t):
+        return pos_from_hub(t, variant), []          # a Hub position string, as perft takes
     return parse_loose(t, variant)
 
 

@@ -44,6 +44,9 @@ def parse_level(words: list[str]) -> tuple[str, Limits]:
     key = words[0].lower()
     if key in LEVELS and len(words) == 1:
         return key, LEVELS[key]
+    if key in ("depth", "time", "nodes") and len(words) == 1:
+        example = {"depth": "depth 6", "time": "time 2.5", "nodes": "nodes 100000"}[key]
+        raise BadInput(f"{key} needs a number, e.g. {example}")
     if key in ("depth", "time", "nodes") and len(words) == 2:
         value = parse_float(words[1]) if key == "time" else parse_int(words[1], -10 ** 18, 10 ** 18)
         if value is None:

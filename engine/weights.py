@@ -1,0 +1,86 @@
+"""The evaluation's weight arrays: the hand weights, and learned ones from a weight file.
+
+A weight file (``.npz``) holds ``block`` (int32, the pattern weights of
+:func:`engine.patterns.layout`), ``width`` (the board it was fitted for), ``version``
+(a name such as ``international-1``) and ``variant``.  The files Rafle ships live in
+``engine/data/weights-<variant>.npz``; ``rafle train`` writes them.  A variant without
+a file plays with the hand evaluation.  A file that cannot be read, or does not fit
+the board, raises :class:`WeightsError` naming the file; callers fall back to the
+hand evaluation and say so.
+"""
+from __future__ import annotations
+
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .errors import BadInput
+from .eval import LEARNED, LEARNED_AT, LEARNED_START, N_WEIGHTS, WEIGHTS
+from .patterns import layout, windows
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+class WeightsError(BadInput):
+    """A weight file that is missing pieces, corrupt, or made for another board."""
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A weight array the kernels read, and what it is (``hand`` or a version name)."""
+
+    weights: np.ndarray
+    name: str
+
+
+HAND = Evaluation(WEIGHTS, "hand")
+
+
+def shipped(variant) -> Path:
+    """Where Rafle's own weight file for ``variant`` lives (it may not exist)."""
+    return DATA / f"weights-{variant.name}.npz"
+
+
+def learned(block: np.ndarray, width: int, name: str) -> Evaluation:
+    """The weight array of a learned evaluation: hand weights, then the pattern block."""
+    out = np.zeros(LEARNED_AT + len(block), dtype=np.int64)
+    out[:N_WEIGHTS] = WEIGHTS
+    out[LEARNED] = windows(width)
+    out[LEARNED_START] = 40 if width == 10 else 24
+    out[LEARNED_AT:] = block
+    out.flags.writeable = False
+    return Evaluation(out, name)
+
+
+def load(path: str | Path, variant) -> Evaluation:
+    """The learned evaluation in ``path`` for ``variant``'s board; WeightsError if the
+    file is unreadable or not one of ours."""
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            block = np.asarray(data["block"])
+            width = int(data["width"])
+            version = str(data["version"])
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
+        raise WeightsError(f"cannot read the weight file {path}: {exc}") from None
+    if width != variant.width:
+        raise WeightsError(f"the weight file {path} is for a {width}x{width} board, "
+                           f"not {variant.name}'s {variant.width}x{variant.width}")
+    if block.ndim != 1 or len(block) != layout(width)[-1] or block.dtype.kind not in "iu":
+        raise WeightsError(f"the weight file {path} holds {block.shape} {block.dtype} weights, "
+                           f"not the {layout(width)[-1]} integers of the pattern evaluation")
+    return learned(block.astype(np.int64), width, version)
+
+
+def default(variant) -> tuple[Evaluation, str | None]:
+    """The evaluation Rafle plays ``variant`` with: its shipped weights if they exist and
+    load, else the hand evaluation; and a note when a shipped file failed to load."""
+    path = shipped(variant)
+    if not path.is_file():
+        return HAND, None
+    try:
+        return load(path, variant), None
+    except WeightsError as exc:
+        return HAND, f"{exc}; playing with the hand evaluation"

@@ -1,0 +1,199 @@
+"""The pattern evaluation against its slow twin, and its colour symmetry.
+
+The twin reads each 4x4 window square by square on (row, column) coordinates, with the
+board turned 180 degrees for Black, and sums the weights as engine/patterns.py's
+docstring defines them; it shares no table with the kernel.  Both run on thousands of
+random positions of the 10x10 and 8x8 boards with random weights.
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from engine import BLACK, WHITE, Position, get_variant
+from engine import eval as ev
+from engine import weights as wt
+from engine.patterns import NCONFIG, NDENSE, PHASE_ONE, SCALE, layout, windows
+
+BOARDS = ["international", "russian", "english"]
+
+
+def coords(width: int, square: int) -> tuple[int, int]:
+    half = width // 2
+    row = (square - 1) // half
+    return row, 2 * ((square - 1) % half) + (1 if row % 2 == 0 else 0)
+
+
+def slow_learned(pos: Position, block: np.ndarray) -> int:
+    v = pos.variant
+    width, n = v.width, v.nsquares
+    board = {coords(width, s): pos.piece_at(s) for s in range(1, n + 1)}
+    nw = windows(width)
+    op_w, eg_w, op_d, eg_d, _ = layout(width)
+
+    def index(view, r0, c0, own, opp):
+        idx, i = 0, 0
+        for r in range(r0, r0 + 4):
+            for c in range(c0, c0 + 4):
+                if (r + c) % 2 == 1:
+                    piece = view(r, c)
+                    idx += 3 ** i * (1 if piece == own else 2 if piece == opp else 0)
+                    i += 1
+        return idx
+
+    white_view = lambda r, c: board[(r, c)]
+    black_view = lambda r, c: board[(width - 1 - r, width - 1 - c)]
+    corners = [(r, c) for r in range(width - 3) for c in range(0, width - 3, 2)]
+    assert len(corners) == nw
+    op = eg = 0
+    for w, (r0, c0) in enumerate(corners):
+        iw = index(white_view, r0, c0, "w", "b")
+        ib = index(black_view, r0, c0, "b", "w")
+        op += block[op_w + w * NCONFIG + iw] - block[op_w + w * NCONFIG + ib]
+        eg += block[eg_w + w * NCONFIG + iw] - block[eg_w + w * NCONFIG + ib]
+
+    def sign(piece):
+        return 1 if piece in "wW" else -1
+
+    has_king = {"w": any(p == "W" for p in board.values()), "b": any(p == "B" for p in board.values())}
+    men = sum(sign(p) for p in board.values() if p in "wb")
+    kings = sum(sign(p) for p in board.values() if p in "WB")
+    runaway = diag = mobility = 0
+    for (row, col), piece in board.items():
+        if piece in "wb":
+            ahead = -1 if piece == "w" else 1
+            own_row = width - 1 - row if piece == "w" else row
+            enemy_king = has_king["b" if piece == "w" else "w"]
+            if own_row >= width // 2 and not enemy_king:
+                cone = [p for (r, c), p in board.items()
+                        if 0 < (r - row) * ahead and abs(c - col) <= (r - row) * ahead]
+                if all(p == "e" for p in cone):
+                    runaway += sign(piece)
+        elif piece in "WB":
+            if row + col == width - 1:
+                diag += sign(piece)
+            for dr, dc in ((-1, -1), (-1, 1), (1, -1), (1, 1)):
+                r, c = row + dr, col + dc
+                while board.get((r, c)) == "e":
+                    mobility += sign(piece)
+                    if not v.table[ev.V_FLYING_KING]:
+                        break
+                    r, c = r + dr, c + dc
+    tempo = 1 if pos.turn == WHITE else -1
+    feats = (men, kings, runaway, diag, mobility, tempo)
+    op += sum(block[op_d + d] * f for d, f in enumerate(feats))
+    eg += sum(block[eg_d + d] * f for d, f in enumerate(feats))
+    pieces = sum(p != "e" for p in board.values())
+    start = 40 if width == 10 else 24
+    ph = PHASE_ONE if pieces >= start else PHASE_ONE * pieces // start
+    total = op * ph + eg * (PHASE_ONE - ph)
+    unit = PHASE_ONE * SCALE
+    score = total // unit if total >= 0 else -((-total) // unit)
+    n_white = sum(p in "wW" for p in board.values())
+    n_black = sum(p in "bB" for p in board.values())
+    if score > 0 and has_king["b"] and n_white <= 3:
+        score //= ev.WEIGHTS[ev.DRAW_DIV]
+    elif score < 0 and has_king["w"] and n_black <= 3:
+        score = -((-score) // ev.WEIGHTS[ev.DRAW_DIV])
+    return -score if pos.turn == BLACK else score
+
+
+def random_position(variant, rng: random.Random) -> Position:
+    n = variant.nsquares
+    squares = rng.sample(range(1, n + 1), rng.randint(2, min(n - 4, 40)))
+    white = black = kings = 0
+    crown_w = set(range(1, variant.width // 2 + 1))
+    crown_b = set(range(n - variant.width // 2 + 1, n + 1))
+    for i, s in enumerate(squares):
+        bit = 1 << variant.square_bit(s)
+        side = i % 2
+        if side == WHITE:
+            white |= bit
+        else:
+            black |= bit
+        if rng.random() < 0.15 or s in (crown_w if side == WHITE else crown_b):
+            kings |= bit
+    return Position(white, black, kings, rng.randint(0, 1), variant)
+
+
+def random_block(width: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.integers(-3000, 3000, size=layout(width)[-1]).astype(np.int64)
+
+
+@pytest.mark.parametrize("name", BOARDS)
+def test_the_kernel_agrees_with_its_slow_twin(name):
+    v = get_variant(name)
+    block = random_block(v.width, 1)
+    e = wt.learned(block, v.width, "random")
+    T = ev.eval_tables(v)
+    rng = random.Random(name)
+    for _ in range(1500):
+        pos = random_position(v, rng)
+        fast = int(ev.evaluate(pos.white, pos.black, pos.kings, pos.turn, v.table, T, e.weights))
+        assert fast == slow_learned(pos, block), pos
+
+
+def mirrored(pos: Position) -> Position:
+    """The board turned 180 degrees with the colours swapped and the other side to move."""
+    v = pos.variant
+    n = v.nsquares
+    turn = lambda bb: sum(1 << v.square_bit(n + 1 - s) for s in range(1, n + 1)
+                          if bb >> v.square_bit(s) & 1)
+    return Position(turn(pos.black), turn(pos.white), turn(pos.kings), 1 - pos.turn, v)
+
+
+@pytest.mark.parametrize("name", BOARDS)
+def test_a_mirrored_position_scores_the_same_for_its_side_to_move(name):
+    # The score is the side to move's: the mirror (colours swapped, the other side to
+    # move) is the same position seen from the other chair, so the same score; from
+    # White's side the two are each other's negation.
+    v = get_variant(name)
+    e = wt.learned(random_block(v.width, 2), v.width, "random")
+    T = ev.eval_tables(v)
+    rng = random.Random(name + "mirror")
+    for _ in range(1000):
+        pos = random_position(v, rng)
+        twin = mirrored(pos)
+        a = ev.evaluate(pos.white, pos.black, pos.kings, pos.turn, v.table, T, e.weights)
+        b = ev.evaluate(twin.white, twin.black, twin.kings, twin.turn, v.table, T, e.weights)
+        assert a == b, (pos, twin)
+
+
+def test_zero_weights_score_zero_and_sizes_fit_a_few_megabytes():
+    for name, nw in (("international", 28), ("russian", 15)):
+        v = get_variant(name)
+        assert windows(v.width) == nw
+        block = np.zeros(layout(v.width)[-1], dtype=np.int64)
+        e = wt.learned(block, v.width, "zero")
+        pos = random_position(v, random.Random(3))
+        assert ev.evaluate(pos.white, pos.black, pos.kings, pos.turn, v.table,
+                           ev.eval_tables(v), e.weights) == 0
+        assert layout(v.width)[-1] == 2 * nw * NCONFIG + 2 * NDENSE
+        assert layout(v.width)[-1] * 2 < 1 << 20        # int16 on disk: under a megabyte
+
+
+def test_a_weight_file_loads_and_a_bad_one_is_named(tmp_path):
+    v = get_variant("international")
+    block = random_block(10, 4).astype(np.int32)
+    good = tmp_path / "w.npz"
+    np.savez_compressed(good, block=block, width=10, version="test-1", variant="international")
+    e = wt.load(good, v)
+    assert e.name == "test-1" and (e.weights[ev.LEARNED_AT:] == block).all()
+    for bad, message in (
+            (b"not a zip file at all", "cannot read the weight file"),
+            (None, "8x8 board"),
+            ("short", "not the"),
+    ):
+        path = tmp_path / "bad.npz"
+        if bad is None:
+            np.savez(path, block=block, width=8, version="x", variant="russian")
+        elif bad == "short":
+            np.savez(path, block=block[:10], width=10, version="x", variant="international")
+        else:
+            path.write_bytes(bad)
+        with pytest.raises(wt.WeightsError, match=message) as info:
+            wt.load(path, v)
+        assert str(path) in str(info.value)
