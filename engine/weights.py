@@ -74,12 +74,14 @@ def load(path: str | Path, variant) -> Evaluation:
     return learned(block.astype(np.int64), width, version)
 
 
-def default(variant) -> tuple[Evaluation, str | None]:
-    """The evaluation Rafle plays ``variant`` with: its shipped weights if they exist and
-    load, else the hand evaluation; and a note when a shipped file failed to load."""
-    path = shipped(variant)
+def default(variant, path: str | Path | None = None) -> tuple[Evaluation, str | None]:
+    """The evaluation Rafle plays ``variant`` with: the weights in ``path`` (default: its
+    shipped file) if they exist and load, else the hand evaluation; and a note when a
+    file failed to load."""
+    path = shipped(variant) if path is None else Path(path)
     if not path.is_file():
-        return HAND, None
+        return HAND, (None if path == shipped(variant) else
+                      f"no weight file {path}; playing with the hand evaluation")
     try:
         return load(path, variant), None
     except WeightsError as exc:
