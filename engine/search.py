@@ -121,7 +121,7 @@ class Searcher:
     def options(self) -> list[Option]:
         """The tunables, as Hub ``param`` declarations."""
         return declare(self.tt_log2, self.threshold, self.threshold_margin,
-                       self.threshold_interval, self.evaluation)
+                       self.threshold_interval, self.evaluation, self.weights_file or "")
 
     def set_option(self, name: str, value: str) -> bool:
         """Set one option; False (and nothing changed) for an unknown name or a bad value."""
@@ -132,6 +132,16 @@ class Searcher:
             if choice not in EVALS:
                 return False
             self.evaluation = choice
+            return True
+        if name == "weights":
+            path = str(value).strip()
+            if path:
+                try:
+                    weights.check(path)
+                except weights.WeightsError as exc:
+                    self.notes.append(str(exc))
+                    return False
+            self.use_weights(path or None)
             return True
         if name == "threshold":
             flag = parse_bool(value)
