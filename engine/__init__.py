@@ -11,6 +11,8 @@ from importlib import import_module
 
 _EXPORTS = {
     "errors": ("BadInput",),
+    "eval": ("eval_tables",),
+    "learn": ("Fit", "expected_result", "extract_features"),
     "game": ("Game", "Outcome"),
     "options": ("Option", "default_options", "parse_bool", "parse_int", "parse_float"),
     "pdn": ("PdnGame", "read_pdn", "write_pdn"),

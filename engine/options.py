@@ -52,10 +52,11 @@ INT_OPTIONS = {  # name: (default, min, max)
 
 
 def declare(tt_log2: int, threshold: bool, margin: int, interval: int,
-            evaluation: str = DEFAULT_EVAL) -> list[Option]:
+            evaluation: str = DEFAULT_EVAL, weights_file: str = "") -> list[Option]:
     """The options with these current values, in the order GUIs are shown them."""
     out = [Option("tt-size", "int", str(tt_log2), str(TT_MIN_LOG2), str(TT_MAX_LOG2)),
            Option("eval", "enum", evaluation, values=EVALS),
+           Option("weights", "string", weights_file),
            Option("threshold", "bool", "true" if threshold else "false")]
     for name, value in (("threshold-margin", margin), ("threshold-interval", interval)):
         _, lo, hi = INT_OPTIONS[name]

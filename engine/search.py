@@ -98,6 +98,7 @@ class Searcher:
         self.weights = WEIGHTS          # hand evaluation weights (engine.eval), for tuning
         self.evaluation = DEFAULT_EVAL  # "learned": a variant's shipped weights if it has them
         self._learned: dict[str, Evaluation] = {}
+        self.weights_file: str | None = None   # a weight file to play with instead
         self.notes: list[str] = []      # weight files that failed to load
         self.lmr_depth, self.lmr_moves = LMR_DEPTH, LMR_MOVES
         self._tt_keys, self._tt_data = tt.new_table(self.tt_log2)
@@ -120,7 +121,7 @@ class Searcher:
     def options(self) -> list[Option]:
         """The tunables, as Hub ``param`` declarations."""
         return declare(self.tt_log2, self.threshold, self.threshold_margin,
-                       self.threshold_interval, self.evaluation)
+                       self.threshold_interval, self.evaluation, self.weights_file or "")
 
     def set_option(self, name: str, value: str) -> bool:
         """Set one option; False (and nothing changed) for an unknown name or a bad value."""
@@ -131,6 +132,16 @@ class Searcher:
             if choice not in EVALS:
                 return False
             self.evaluation = choice
+            return True
+        if name == "weights":
+            path = str(value).strip()
+            if path:
+                try:
+                    weights.check(path)
+                except weights.WeightsError as exc:
+                    self.notes.append(str(exc))
+                    return False
+            self.use_weights(path or None)
             return True
         if name == "threshold":
             flag = parse_bool(value)
@@ -161,12 +172,17 @@ class Searcher:
         if self.evaluation == "hand":
             return Evaluation(self.weights, "hand")
         if variant.name not in self._learned:
-            found, note = weights.default(variant)
+            found, note = weights.default(variant, self.weights_file)
             if note:
                 self.notes.append(note)
             self._learned[variant.name] = found
         found = self._learned[variant.name]
         return found if found.name != "hand" else Evaluation(self.weights, "hand")
+
+    def use_weights(self, path: str | None) -> None:
+        """Play with the learned weights in ``path`` (None: the shipped ones)."""
+        self.weights_file = path
+        self._learned.clear()
 
     def new_game(self) -> None:
         """Forget everything learnt: transposition table, killers, history.

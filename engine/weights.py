@@ -54,6 +54,21 @@ def learned(block: np.ndarray, width: int, name: str) -> Evaluation:
     return Evaluation(out, name)
 
 
+def check(path: str | Path) -> str:
+    """The version of the weight file ``path``; WeightsError if it is not one."""
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            width = int(data["width"])
+            version = str(data["version"])
+            length = len(data["block"])
+    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as exc:
+        raise WeightsError(f"cannot read the weight file {path}: {exc}") from None
+    if width not in (8, 10) or length != layout(width)[-1]:
+        raise WeightsError(f"the weight file {path} is not a pattern evaluation of Rafle's")
+    return version
+
+
 def load(path: str | Path, variant) -> Evaluation:
     """The learned evaluation in ``path`` for ``variant``'s board; WeightsError if the
     file is unreadable or not one of ours."""
@@ -63,7 +78,7 @@ def load(path: str | Path, variant) -> Evaluation:
             block = np.asarray(data["block"])
             width = int(data["width"])
             version = str(data["version"])
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as exc:
         raise WeightsError(f"cannot read the weight file {path}: {exc}") from None
     if width != variant.width:
         raise WeightsError(f"the weight file {path} is for a {width}x{width} board, "
@@ -74,12 +89,14 @@ def load(path: str | Path, variant) -> Evaluation:
     return learned(block.astype(np.int64), width, version)
 
 
-def default(variant) -> tuple[Evaluation, str | None]:
-    """The evaluation Rafle plays ``variant`` with: its shipped weights if they exist and
-    load, else the hand evaluation; and a note when a shipped file failed to load."""
-    path = shipped(variant)
+def default(variant, path: str | Path | None = None) -> tuple[Evaluation, str | None]:
+    """The evaluation Rafle plays ``variant`` with: the weights in ``path`` (default: its
+    shipped file) if they exist and load, else the hand evaluation; and a note when a
+    file failed to load."""
+    path = shipped(variant) if path is None else Path(path)
     if not path.is_file():
-        return HAND, None
+        return HAND, (None if path == shipped(variant) else
+                      f"no weight file {path}; playing with the hand evaluation")
     try:
         return load(path, variant), None
     except WeightsError as exc:

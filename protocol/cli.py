@@ -13,12 +13,14 @@ COMMANDS = {
     "play": ("protocol.text.cli", "play and study in the terminal"),
     "bench": ("protocol.bench", "search a fixed set of positions; prints the node signature"),
     "match": ("protocol.match.runner", "play a match between two Hub engines"),
+    "selfplay": ("protocol.selfplay", "play Rafle against itself for training positions"),
+    "train": ("protocol.train", "fit the learned evaluation to self-play positions"),
 }
 
 
 def usage() -> str:
     lines = ["usage: rafle <command> [options]", "", "commands:"]
-    lines += [f"  {name:<6} {text}" for name, (_, text) in COMMANDS.items()]
+    lines += [f"  {name:<8} {text}" for name, (_, text) in COMMANDS.items()]
     lines.append("\n'rafle <command> --help' for a command's options; no command starts 'play'.")
     return "\n".join(lines)
 

@@ -459,7 +459,10 @@ def test_ponder_waits_for_hit_or_stop(searcher):
 def test_options_are_validated():
     s = Searcher(16)
     names = [o.name for o in s.options()]
-    assert names[:5] == ["tt-size", "eval", "threshold", "threshold-margin", "threshold-interval"]
+    assert names[:6] == ["tt-size", "eval", "weights", "threshold", "threshold-margin",
+                         "threshold-interval"]
+    assert not s.set_option("weights", "/no/such/weights.npz") and s.weights_file is None
+    assert "/no/such/weights.npz" in s.notes[-1]
     assert s.set_option("eval", "hand") and s.evaluation == "hand"
     assert s.set_option("eval", "Learned") and s.evaluation == "learned"
     assert not s.set_option("eval", "neural") and s.evaluation == "learned"

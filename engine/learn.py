@@ -1,0 +1,157 @@
+"""Fitting the pattern evaluation to positions: features and logistic regression (numba).
+
+Texel's method: the evaluation's score ``s`` of a position (White's side, hundredths of
+a man, before the drawish-ending scale-down) predicts ``sigmoid(s / K)``; the weights
+minimise the squared error against a target in [0, 1] from White's side (the game's
+result, a deeper search's score turned into the same scale, or a blend), plus an L2
+penalty that keeps weights that few positions touch near zero.
+
+The score is linear in the weights (:mod:`engine.patterns`): each position touches, per
+window, the entry White reads (+) and the entry Black reads through the turned board
+(-), each weighted by the opening share ``ph`` (opening table) and ``1 - ph`` (endgame
+table), and the dense terms likewise.  Positions are turned into those indices once
+(:func:`extract_features`); an epoch then visits them in a given order and updates the weights
+each touches with AdaGrad steps (a step per weight shrinking with the gradients it has
+seen: rare window contents keep learning while common ones settle).  The model is
+colour-symmetric by construction, so a colour-flipped copy of a position would teach
+it nothing new: no flip augmentation is needed.
+
+Everything here works on arrays; reading and writing files is ``rafle train``'s job.
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from .eval import T_B3, T_B3R, T_CONE_B, T_CONE_W, T_DIAG, T_FAR_B, T_FAR_W, T_WIN_OFF, T_WIN_OPP
+from .patterns import NCONFIG, NDENSE, PHASE_ONE, SCALE, dense, layout, phase, window_index, windows
+from .variants import V_BOARD, V_FLYING_KING
+
+
+@njit(cache=True, nogil=True)
+def _extract(white, black, kings, turn, V, T, nw, start, idx_w, idx_b, feats, ph):
+    flying = V[V_FLYING_KING] != 0
+    for i in range(len(white)):
+        w, b, k = white[i], black[i], kings[i]
+        for x in range(nw):
+            iw, ib = window_index(w & ~k, b & ~k, T, T_WIN_OFF, T_WIN_OPP, T_B3, T_B3R, x)
+            idx_w[i, x] = iw
+            idx_b[i, x] = ib
+        empty = V[V_BOARD] & ~(w | b)
+        for d in range(NDENSE):
+            feats[i, d] = dense(w, b, k, turn[i], empty, V, flying, T[T_DIAG], T[T_FAR_W],
+                                T[T_FAR_B], T, T_CONE_W, T_CONE_B, d)
+        ph[i] = phase(w, b, start) / PHASE_ONE
+
+
+def extract_features(white, black, kings, turn, variant, tables):
+    """The features of each position: (White's window indices, Black's, dense terms,
+    opening share)."""
+    n = len(white)
+    nw = windows(variant.width)
+    idx_w = np.zeros((n, nw), dtype=np.int32)
+    idx_b = np.zeros((n, nw), dtype=np.int32)
+    feats = np.zeros((n, NDENSE), dtype=np.float64)
+    ph = np.zeros(n, dtype=np.float64)
+    _extract(np.asarray(white, np.int64), np.asarray(black, np.int64),
+             np.asarray(kings, np.int64), np.asarray(turn, np.int64), variant.table, tables,
+             nw, 40 if variant.width == 10 else 24, idx_w, idx_b, feats, ph)
+    return idx_w, idx_b, feats, ph
+
+
+@njit(cache=True, nogil=True)
+def _score(i, idx_w, idx_b, feats, ph, theta, eg_w, op_d, eg_d):
+    a = ph[i]
+    s = 0.0
+    for x in range(idx_w.shape[1]):
+        base = x * NCONFIG
+        jw = base + idx_w[i, x]
+        jb = base + idx_b[i, x]
+        s += a * (theta[jw] - theta[jb]) + (1.0 - a) * (theta[eg_w + jw] - theta[eg_w + jb])
+    for d in range(feats.shape[1]):
+        s += feats[i, d] * (a * theta[op_d + d] + (1.0 - a) * theta[eg_d + d])
+    return s
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _step(theta, g2, j, grad, lr, l2):
+    grad += l2 * theta[j]
+    g2[j] += grad * grad
+    theta[j] -= lr * grad / (math.sqrt(g2[j]) + 1e-9)
+
+
+@njit(cache=True, nogil=True)
+def _epoch(idx_w, idx_b, feats, ph, target, order, theta, g2, eg_w, op_d, eg_d, k, lr, l2):
+    total = 0.0
+    for i in order:
+        s = _score(i, idx_w, idx_b, feats, ph, theta, eg_w, op_d, eg_d)
+        p = 1.0 / (1.0 + math.exp(-s / k))
+        err = p - target[i]
+        total += err * err
+        gs = 2.0 * err * p * (1.0 - p) / k
+        a = ph[i]
+        for x in range(idx_w.shape[1]):
+            base = x * NCONFIG
+            jw = base + idx_w[i, x]
+            jb = base + idx_b[i, x]
+            if jw == jb:
+                continue                # the same entry read by both sides cancels
+            _step(theta, g2, jw, gs * a, lr, l2)
+            _step(theta, g2, jb, -gs * a, lr, l2)
+            _step(theta, g2, eg_w + jw, gs * (1.0 - a), lr, l2)
+            _step(theta, g2, eg_w + jb, -gs * (1.0 - a), lr, l2)
+        for d in range(feats.shape[1]):
+            f = feats[i, d]
+            if f != 0.0:
+                _step(theta, g2, op_d + d, gs * a * f, lr, 0.0)
+                _step(theta, g2, eg_d + d, gs * (1.0 - a) * f, lr, 0.0)
+    return total / max(len(order), 1)
+
+
+@njit(cache=True, nogil=True)
+def _loss(idx_w, idx_b, feats, ph, target, theta, eg_w, op_d, eg_d, k):
+    total = 0.0
+    for i in range(len(target)):
+        s = _score(i, idx_w, idx_b, feats, ph, theta, eg_w, op_d, eg_d)
+        err = 1.0 / (1.0 + math.exp(-s / k)) - target[i]
+        total += err * err
+    return total / max(len(target), 1)
+
+
+class Fit:
+    """The weights being fitted for one board width, in hundredths of a man (floats)."""
+
+    def __init__(self, width: int, k: float = 200.0, lr: float = 2.0, l2: float = 1e-4,
+                 men: float = 100.0, kings: float = 300.0):
+        _, self.eg_w, self.op_d, self.eg_d, n = layout(width)
+        self.width = width
+        self.theta = np.zeros(n, dtype=np.float64)
+        self.theta[self.op_d] = self.theta[self.eg_d] = men      # a start near the truth
+        self.theta[self.op_d + 1] = self.theta[self.eg_d + 1] = kings
+        self.g2 = np.zeros(n, dtype=np.float64)
+        self.k, self.lr, self.l2 = float(k), float(lr), float(l2)
+
+    def epoch(self, data, target, order) -> float:
+        """One pass over the positions in ``order``; the mean squared error seen."""
+        idx_w, idx_b, feats, ph = data
+        return float(_epoch(idx_w, idx_b, feats, ph, target, order, self.theta, self.g2,
+                            self.eg_w, self.op_d, self.eg_d, self.k, self.lr, self.l2))
+
+    def loss(self, data, target) -> float:
+        idx_w, idx_b, feats, ph = data
+        return float(_loss(idx_w, idx_b, feats, ph, target, self.theta, self.eg_w,
+                           self.op_d, self.eg_d, self.k))
+
+    def block(self) -> np.ndarray:
+        """The weights as the evaluation reads them (int32, 1/SCALE of a hundredth)."""
+        return np.clip(np.rint(self.theta * SCALE), -2**31 + 1, 2**31 - 1).astype(np.int32)
+
+    def dense_weights(self) -> tuple[np.ndarray, np.ndarray]:
+        """(opening, endgame) dense weights, hundredths of a man."""
+        return (self.theta[self.op_d:self.op_d + NDENSE].copy(),
+                self.theta[self.eg_d:self.eg_d + NDENSE].copy())
+
+
+def expected_result(score, k: float = 200.0):
+    """The expected result (0..1) of a score in hundredths of a man."""
+    return 1.0 / (1.0 + np.exp(-np.asarray(score, dtype=np.float64) / k))

@@ -1,0 +1,169 @@
+"""``rafle selfplay``: games of Rafle against itself, kept as training positions.
+
+    rafle selfplay --games 2000 --nodes 3000 --out selfplay.npz [--jobs 2] [--seed 1]
+
+Each game starts from one of the balanced openings (international; a few random plies
+from the start in other variants), then ``--random-plies`` random moves for variety,
+then Rafle plays both sides at a fixed node budget per move (deterministic for a seed).
+Every position where neither side has a capture pending (a quiet position: the static
+evaluation means something there) is kept with the search's score and the game's result,
+both from White's side.  Games run in ``--jobs`` processes (default: every core), in
+chunks, with a progress line on stderr.
+
+The output is one ``.npz`` of arrays: ``white``, ``black``, ``kings`` (bitboards),
+``turn``, ``score`` (hundredths of a man, White's side; ``MATE_SCORE`` clipped),
+``result`` (2 White won, 1 draw, 0 Black won), ``ply``, ``game``; and ``variant``,
+``nodes``, ``seed``.  ``rafle train`` reads it.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+import numpy as np
+
+from engine import (INTERNATIONAL, BadInput, Game, Limits, Position, Searcher, get_variant,
+                    legal_moves)
+
+from .match.openings import BUILTIN, parse_opening
+
+MAX_PLIES = 400
+CLIP = 2000            # scores beyond (won or lost games) are kept at this size
+CHUNK = 10             # games a task plays
+FIELDS = ("white", "black", "kings", "turn", "score", "result", "ply", "game")
+
+
+def quiet(pos: Position) -> bool:
+    """Neither the side to move nor the other side has a capture."""
+    if any(m.captured for m in legal_moves(pos)):
+        return False
+    other = Position(pos.white, pos.black, pos.kings, 1 - pos.turn, pos.variant)
+    return not any(m.captured for m in legal_moves(other))
+
+
+_searcher: Searcher | None = None
+
+
+def _setup(evaluation: str, weights_path: str | None) -> None:
+    global _searcher
+    _searcher = Searcher(18)
+    _searcher.set_option("eval", evaluation)
+    if weights_path:
+        _searcher.use_weights(weights_path)
+    _searcher.warm_up()
+
+
+def play_games(variant_name: str, first: int, count: int, seed: int, nodes: int,
+               random_plies: int, openings: list[str]) -> dict[str, list]:
+    """Play games ``first .. first+count-1``; their quiet positions as lists."""
+    variant = get_variant(variant_name)
+    out = {k: [] for k in FIELDS}
+    out["count"] = count
+    for number in range(first, first + count):
+        rng = random.Random(seed * 1_000_003 + number)
+        game = Game(None, variant)
+        if openings:
+            for move in parse_opening(rng.choice(openings), variant).moves:
+                game.push(move)
+        for _ in range(random_plies):
+            moves = game.legal_moves()
+            if not moves or game.outcome() is not None:
+                break
+            game.push(rng.choice(moves))
+        _searcher.new_game()
+        kept = []
+        while game.outcome() is None and len(game.moves) < MAX_PLIES:
+            pos = game.position
+            result = _searcher.search(pos, game.history(), Limits(nodes=nodes))
+            if result.move is None:
+                break
+            if result.score is not None and quiet(pos):
+                white_score = result.score if pos.turn == 0 else -result.score
+                kept.append((pos, max(-CLIP, min(CLIP, white_score)), len(game.moves)))
+            game.push(result.move)
+        outcome = game.outcome()
+        result = 1 if outcome is None or outcome.winner is None else (2 if outcome.winner == 0 else 0)
+        for pos, score, ply in kept:
+            out["white"].append(pos.white)
+            out["black"].append(pos.black)
+            out["kings"].append(pos.kings)
+            out["turn"].append(pos.turn)
+            out["score"].append(score)
+            out["result"].append(result)
+            out["ply"].append(ply)
+            out["game"].append(number)
+    return out
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rafle selfplay", description=__doc__.split("\n\n")[0])
+    p.add_argument("--variant", default="international")
+    p.add_argument("--games", type=int, default=100, help="games to play (default 100)")
+    p.add_argument("--nodes", type=int, default=3000, help="search nodes per move (default 3000)")
+    p.add_argument("--random-plies", type=int, default=4,
+                   help="random moves after the opening (default 4)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                   help="processes (default: every core)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--eval", choices=("learned", "hand"), default="learned",
+                   help="the evaluation that plays (default learned where weights exist)")
+    p.add_argument("--weights", default=None, help="play with this weight file")
+    p.add_argument("--out", required=True, help="the .npz file to write")
+    p.add_argument("--quiet", action="store_true", help="no progress line")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    try:
+        variant = get_variant(args.variant)
+        if not 1 <= args.games <= 10_000_000 or not 1 <= args.nodes <= 10 ** 9:
+            raise BadInput("--games and --nodes must be positive")
+        openings = []
+        if variant is INTERNATIONAL:
+            openings = [line.split("#", 1)[0].strip() for line in
+                        BUILTIN.read_text(encoding="utf-8").splitlines()]
+            openings = [o for o in openings if o]
+    except BadInput as exc:
+        print(f"rafle selfplay: {exc}", file=sys.stderr)
+        return 2
+    start = time.monotonic()
+    parts = []
+    done = positions = 0
+    chunks = [(i, min(CHUNK, args.games - i)) for i in range(0, args.games, CHUNK)]
+    jobs = max(1, args.jobs)
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_setup,
+                             initargs=(args.eval, args.weights)) as pool:
+        futures = [pool.submit(play_games, variant.name, first, count, args.seed, args.nodes,
+                               args.random_plies, openings) for first, count in chunks]
+        try:
+            for future in as_completed(futures):
+                part = future.result()
+                parts.append(part)
+                done += part["count"]
+                positions += len(part["white"])
+                if not args.quiet:
+                    rate = done / max(time.monotonic() - start, 1e-9)
+                    print(f"\rselfplay: {min(done, args.games)}/{args.games} games, {positions} "
+                          f"positions, {rate:.1f} games/s", end="", file=sys.stderr, flush=True)
+        except KeyboardInterrupt:
+            for f in futures:
+                f.cancel()
+            print("\nrafle selfplay: interrupted; writing the games finished", file=sys.stderr)
+    if not args.quiet:
+        print(file=sys.stderr)
+    data = {k: np.concatenate([np.asarray(p[k], dtype=np.int64) for p in parts]) if parts
+            else np.zeros(0, dtype=np.int64) for k in FIELDS}
+    order = np.lexsort((data["ply"], data["game"]))
+    data = {k: v[order] for k, v in data.items()}
+    np.savez_compressed(args.out, **data, variant=variant.name, nodes=args.nodes, seed=args.seed)
+    print(f"wrote {args.out}: {len(data['white'])} positions from {args.games} games "
+          f"in {time.monotonic() - start:.0f} s")
+    return 0

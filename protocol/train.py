@@ -1,0 +1,115 @@
+"""``rafle train``: fit the learned evaluation to self-play positions and write its weights.
+
+    rafle train --data selfplay.npz [more.npz ...] --out weights-international.npz
+
+Targets, from White's side: ``lambda * sigmoid(score / K) + (1 - lambda) * result``, the
+search's score and the game's result (1, 1/2, 0) blended; ``--lambda 1`` fits scores
+only, ``0`` results only.  Whole games are held out for validation (``--valid``), so a
+game's positions never sit on both sides.  Each epoch prints the training and validation
+losses (mean squared error of the predicted result); the weights of the epoch with the
+lowest validation loss are written, as :mod:`engine.weights` reads them.  Fixed seeds
+make a run repeatable.  The fitting itself is :mod:`engine.learn`.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+
+from engine import BadInput, get_variant
+from engine import Fit, eval_tables, expected_result, extract_features
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rafle train", description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", nargs="+", required=True, help="rafle selfplay files (.npz)")
+    p.add_argument("--out", required=True, help="the weight file to write (.npz)")
+    p.add_argument("--version", default=None, help="a name for these weights (default: file name)")
+    p.add_argument("--epochs", type=int, default=12)
+    p.add_argument("--lambda", dest="blend", type=float, default=0.5,
+                   help="share of the search score in the target (default 0.5)")
+    p.add_argument("--k", type=float, default=200.0,
+                   help="score (hundredths of a man) of a 73%% expected result (default 200)")
+    p.add_argument("--lr", type=float, default=1.0, help="AdaGrad step (default 1.0)")
+    p.add_argument("--l2", type=float, default=1e-4, help="L2 penalty of pattern weights")
+    p.add_argument("--valid", type=float, default=0.05, help="share of games held out")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--quiet", action="store_true")
+    return p
+
+
+def load(paths: list[str]) -> tuple[str, dict[str, np.ndarray]]:
+    """The positions of every file (one variant), games renumbered apart."""
+    parts, variant, offset = [], None, 0
+    for path in paths:
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                part = {k: np.asarray(data[k]) for k in ("white", "black", "kings", "turn",
+                                                         "score", "result", "game")}
+                name = str(data["variant"])
+        except (OSError, ValueError, KeyError) as exc:
+            raise BadInput(f"cannot read self-play file {path}: {exc}") from None
+        if variant is not None and name != variant:
+            raise BadInput(f"{path} holds {name} games, the others {variant}")
+        variant = name
+        part["game"] = part["game"] + offset
+        offset = int(part["game"].max()) + 1 if len(part["game"]) else offset
+        parts.append(part)
+    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    if not len(data["white"]):
+        raise BadInput("no positions in the data")
+    return variant, data
+
+
+def main(argv: list[str]) -> int:
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    try:
+        name, data = load(args.data)
+        variant = get_variant(name)
+        if not 0 <= args.blend <= 1 or not 0 < args.valid < 1 or args.epochs < 1:
+            raise BadInput("--lambda must be in 0..1, --valid in (0, 1), --epochs at least 1")
+    except BadInput as exc:
+        print(f"rafle train: {exc}", file=sys.stderr)
+        return 2
+    say = (lambda *a: None) if args.quiet else (lambda *a: print(*a, flush=True))
+    start = time.monotonic()
+    target = (args.blend * expected_result(data["score"], args.k)
+              + (1 - args.blend) * data["result"] / 2.0)
+    rng = np.random.default_rng(args.seed)
+    games = np.unique(data["game"])
+    held = set(rng.choice(games, size=max(1, int(len(games) * args.valid)), replace=False).tolist())
+    is_valid = np.array([g in held for g in data["game"]])
+    features = extract_features(data["white"], data["black"], data["kings"], data["turn"], variant,
+                             eval_tables(variant))
+    train = tuple(f[~is_valid] for f in features)
+    valid = tuple(f[is_valid] for f in features)
+    y_train, y_valid = target[~is_valid], target[is_valid]
+    say(f"train: {len(y_train)} positions ({len(games) - len(held)} games), validation "
+        f"{len(y_valid)} ({len(held)} games); features in {time.monotonic() - start:.1f} s")
+    fit = Fit(variant.width, k=args.k, lr=args.lr, l2=args.l2)
+    say(f"epoch 0: validation loss {fit.loss(valid, y_valid):.6f}")
+    best = (fit.loss(valid, y_valid), 0, fit.block())
+    order = np.arange(len(y_train))
+    for epoch in range(1, args.epochs + 1):
+        rng.shuffle(order)
+        t0 = time.monotonic()
+        train_loss = fit.epoch(train, y_train, order)
+        valid_loss = fit.loss(valid, y_valid)
+        say(f"epoch {epoch}: training loss {train_loss:.6f}, validation loss {valid_loss:.6f} "
+            f"({time.monotonic() - t0:.1f} s)")
+        if valid_loss < best[0]:
+            best = (valid_loss, epoch, fit.block())
+    version = args.version or args.out.rsplit("/", 1)[-1].removesuffix(".npz")
+    np.savez_compressed(args.out, block=best[2], width=variant.width, version=version,
+                        variant=variant.name, positions=len(target), epoch=best[1],
+                        valid_loss=best[0], k=args.k, blend=args.blend)
+    op, eg = fit.dense_weights()
+    say(f"wrote {args.out} ({version}): epoch {best[1]}, validation loss {best[0]:.6f}; "
+        f"men {op[0]:.0f}/{eg[0]:.0f}, kings {op[1]:.0f}/{eg[1]:.0f} (opening/endgame); "
+        f"{time.monotonic() - start:.0f} s")
+    return 0
