@@ -9,6 +9,7 @@ process as well.
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import random
@@ -44,9 +45,10 @@ def rafle_play(lines: list[str], *args: str, process: bool = False, timeout: flo
     if not process:
         typed = "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
         stdin = io.TextIOWrapper(io.BytesIO(typed), encoding="utf-8", errors="replace")
-        stdout = io.StringIO()
-        assert text_cli.main(list(args), stdin, stdout) == 0
-        assert "Traceback" not in stdout.getvalue()
+        stdout, stderr = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stderr(stderr):     # a failing thread would write there
+            assert text_cli.main(list(args), stdin, stdout) == 0
+        assert "Traceback" not in stdout.getvalue() + stderr.getvalue(), stderr.getvalue()
         return stdout.getvalue()
     env = dict(os.environ, NO_COLOR="1")
     typed = "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
