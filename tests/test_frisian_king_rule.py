@@ -77,7 +77,7 @@ def hub():
     engine.send("hub")
     engine.read_until("wait")
     engine.send("set-param name=variant value=frisian", "init")
-    assert engine.read_until("ready", INIT_WAIT) == ["ready"]
+    assert engine.read_until("ready", INIT_WAIT) == ["init eval=hand", "ready"]
     yield engine
     engine.send("quit")
     assert engine.close() == 0

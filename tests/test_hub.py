@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from importlib.metadata import version
 from pathlib import Path
 
@@ -72,7 +73,7 @@ def hub():
     engine.send("hub")
     engine.read_until("wait")
     engine.send("init")
-    assert engine.read_until("ready", INIT_WAIT) == ["ready"]
+    assert engine.read_until("ready", INIT_WAIT) == ["init eval=hand", "ready"]
     yield engine
     engine.send("quit")
     assert engine.close() == 0
@@ -164,7 +165,7 @@ def test_set_param_is_silent_before_and_after_init():
         wrong += [f"set-param name={o.name} value=None", f"set-param name={o.name} value=x!y",
                   f"set-param name={o.name} value={o.default}"]
     engine.send(*wrong, "init")
-    assert engine.read_until("ready", INIT_WAIT) == ["ready"]
+    assert engine.read_until("ready", INIT_WAIT) == ["init eval=hand", "ready"]
     assert engine.exchange(*wrong) == []
     assert engine.exchange("new-game") == []
     engine.send("pos start")
@@ -422,8 +423,11 @@ def test_perft_extension_matches_reference_counts(hub, fen, depth, nodes):
 
 
 def test_perft_needs_a_depth(hub):
-    assert hub.exchange("pos start", "perft") == ['error message="perft needs depth=N with N >= 0"']
-    assert hub.exchange("perft depth=-1") == ['error message="perft needs depth=N with N >= 0"']
+    needs = 'error message="perft needs depth=N with 0 <= N <= 64"'
+    assert hub.exchange("pos start", "perft") == [needs]
+    assert hub.exchange("perft depth=-1") == [needs]
+    assert hub.exchange("perft depth=65") == [needs]
+    assert hub.exchange("perft depth=1e19") == [needs]
     hub.send("perft depth=0")
     lines = hub.read_until("perft ")
     assert len(lines) == 1 and re.fullmatch(r"perft nodes=1 time=\d+\.\d{3}", lines[0])
@@ -453,7 +457,35 @@ def test_random_junk_never_stops_the_engine(hub):
     assert root_moves(hub) == hub_moves(start_position())
 
 
+def test_a_long_perft_answers_ping_and_ends_on_stop(hub):
+    hub.send("pos start", "perft depth=15")
+    time.sleep(0.3)
+    asked = time.monotonic()
+    assert hub.exchange() == []                      # ping is answered during the count
+    hub.send("stop")
+    assert hub.read_until("error") == ['error message="perft stopped after 0 of 9 root moves"']
+    assert time.monotonic() - asked < 5              # (not hours: the count polls its flag)
+    assert hub.exchange("pos start") == []
+    assert root_moves(hub) == hub_moves(start_position())
+
+
 # ----- process life -------------------------------------------------------------------------
+
+def test_help_is_a_usage_text_and_a_closed_pipe_ends_quietly():
+    run = subprocess.run("rafle hub --help | head -1", shell=True, capture_output=True,
+                         text=True, timeout=60)
+    assert run.stdout == "usage: rafle hub\n" and run.stderr == ""
+    full = subprocess.run(["rafle", "hub", "--help"], capture_output=True, text=True, timeout=60)
+    assert "set-param" in full.stdout and "§" not in full.stdout and "spec" not in full.stdout
+
+
+def test_end_of_input_ends_a_long_perft_at_once():
+    engine = HubProcess()
+    engine.send("hub", "init", "pos start", "perft depth=15")
+    engine.read_until("ready", INIT_WAIT)
+    time.sleep(0.3)
+    started = time.monotonic()
+    assert engine.close() == 0 and time.monotonic() - started < 10
 
 def test_end_of_input_exits_while_idle_and_while_searching():
     idle = HubProcess()

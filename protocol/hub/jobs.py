@@ -11,7 +11,7 @@ from concurrent.futures import Future
 import engine
 
 from .stdio import Output
-from .wire import info_line, line
+from .wire import error_line, info_line, line
 
 
 def in_background(work, name: str) -> Future:
@@ -104,25 +104,30 @@ def done_line(out: Output, positions: list, move, reply) -> str:
     return text
 
 
-def start_perft(out: Output, pos, depth: int) -> Future:
+def start_perft(out: Output, pos, depth: int, stop) -> Future:
     """Count the ``depth``-ply move sequences from ``pos``: an ``info`` line per root move,
-    then the ``perft`` line; the future is done after it."""
+    then the ``perft`` line; the future is done after it.  ``engine.set_stop(stop)`` ends
+    the count within milliseconds with an ``error`` line saying how far it got."""
     def run() -> None:
         try:
-            _perft(out, pos, depth)
+            _perft(out, pos, depth, stop)
         except BaseException:   # to the log; the Hub goes on
             out.note(traceback.format_exc())
             raise
     return in_background(run, "hub-perft")
 
 
-def _perft(out: Output, pos, depth: int) -> None:
+def _perft(out: Output, pos, depth: int, stop) -> None:
     start = time.perf_counter()
     total = 1
     if depth > 0:
         total = 0
-        for move in engine.legal_moves(pos):  # one line per move as soon as it is counted
-            nodes = engine.perft(engine.play(pos, move), depth - 1)
+        moves = engine.legal_moves(pos)
+        for done, move in enumerate(moves):  # one line per move as soon as it is counted
+            nodes = engine.perft(engine.play(pos, move), depth - 1, stop=stop)
+            if nodes is None:
+                out.send(error_line(f"perft stopped after {done} of {len(moves)} root moves"))
+                return
             total += nodes
             out.send(line("info", ("move", engine.move_to_hub(move, pos.variant)),
                           ("nodes", str(nodes))))

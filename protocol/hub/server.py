@@ -55,6 +55,17 @@ NAME = "Rafle"
 AUTHOR = "Rafle authors"
 COUNTRY = "International"
 QUIT = object()
+MAX_PERFT_DEPTH = 64
+USAGE = """usage: rafle hub
+
+Speak the Hub protocol (version 2, Scan's) on standard input and output: give this command
+to a draughts GUI or client (the Hub GUI, pydraughts HubEngine, lidraughts-bot), or type
+'hub', 'init', 'pos start', 'go think' yourself.
+
+Parameters (set-param before init): variant, tt-size, eval (learned or hand), weights (a
+weight file), threshold, threshold-margin, threshold-interval.  Extension for scripts:
+'perft depth=N' after 'pos'; 'stop' ends it.  Nothing is written to stderr; set
+RAFLE_LOG=FILE to log every line in and out."""
 
 
 class InputClosed(Exception):
@@ -103,7 +114,7 @@ class Hub:
         self.positions: list = []      # game from the root given by `pos`, current last
         self.level = Level()
         self.job: Future | None = None  # done once the job's last line is written
-        self.job_is_perft = False
+        self.stop_job = None            # ends the running job early (a search's or a perft's)
         self.pondering = False         # the running search is a ponder search...
         self.hit_pending = False       # ...on which ponder-hit has been received
         self.arrived = time.monotonic()  # when the line being executed was read
@@ -118,8 +129,8 @@ class Hub:
                 self.deliver_ponder_hit()
                 continue
             if kind == "eof" or self.out.broken.is_set():
-                # A search is stopped; a perft (bounded, run by scripts) is let finish.
-                self.end_job(give_up_after=None if self.job_is_perft else 1.0)
+                # The running search or perft is stopped; the process leaves at once.
+                self.end_job(give_up_after=1.0)
                 return 0
             self.out.note("> " + text)
             cmd = tokenize(text)
@@ -171,14 +182,14 @@ class Hub:
             return
         start = time.monotonic()
         while not self.job.done():
-            if self.searcher is not None:
-                self.searcher.stop()  # again each time: the search may not have begun
+            if self.stop_job is not None:
+                self.stop_job()  # again each time: the search may not have begun
             try:
                 self.job.exception(0.02)
             except FutureTimeout:
                 pass
             if give_up_after is not None and time.monotonic() - start > give_up_after:
-                break  # leaving anyway (perft cannot be stopped); the thread is a daemon
+                break  # leaving anyway; the job's thread is a daemon
         self.job = None
         self.pondering = self.hit_pending = False
 
@@ -249,6 +260,10 @@ class Hub:
 
         # Compiling with an empty numba cache takes a while; end of input must not wait for it.
         self.wait_for(in_background(warm_up, "hub-init"))
+        evaluation = searcher.evaluation_for(self.variant)
+        self.out.send(line("init", ("eval", evaluation.name)))    # which weights play
+        for note in searcher.notes:
+            self.out.note(note)
         self.out.send("ready")
 
     def cmd_ping(self, cmd: Command):
@@ -300,7 +315,7 @@ class Hub:
         self.level = Level()  # a level serves one search only
         self.pondering = ponder
         self.hit_pending = False
-        self.job_is_perft = False
+        self.stop_job = self.searcher.stop
         self.job = start_search(self.searcher, self.out, self.positions, limits, ponder, analyze,
                                 self.arrived)
 
@@ -308,13 +323,14 @@ class Hub:
         self.load()
         value = parse_float(cmd.get("depth") or "")
         depth = None if value is None else int(value)
-        if depth is None or depth < 0:
-            self.out.send(error_line("perft needs depth=N with N >= 0"))
+        if depth is None or not 0 <= depth <= MAX_PERFT_DEPTH:
+            self.out.send(error_line(f"perft needs depth=N with 0 <= N <= {MAX_PERFT_DEPTH}"))
             return
         pos = self.positions[-1]
         self.hit_pending = False
-        self.job_is_perft = True
-        self.job = start_perft(self.out, pos, depth)
+        flag = engine.new_stop_flag()
+        self.stop_job = lambda: engine.set_stop(flag)
+        self.job = start_perft(self.out, pos, depth, flag)
 
     HANDLERS = {
         "hub": cmd_hub, "set-param": cmd_set_param, "init": cmd_init, "ping": cmd_ping,
@@ -340,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the Hub loop until ``quit`` or end of input.  Arguments are ignored (clients pass
     ``hub`` and ``--key=value`` options)."""
     if argv and argv[0] in ("-h", "--help"):
-        print(__doc__.strip())
+        print(USAGE)
         return 0
     log = silence_stderr()
     try:
