@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from concurrent.futures import Future
 
@@ -456,28 +457,66 @@ def test_silent_peer_times_out():
     assert session.state is dxp.State.CLOSED
 
 
-def test_follower_does_not_claim_unless_asked():
-    won = "BW" + "e" * 17 + "z" + "e" * 4 + "w" + "e" * 27     # black 18, white 23: 23x12 wins
-    peer, session, thread, log = start_session()
-    peer.send(gamereq("W", start=won))
+WON = "BW" + "e" * 17 + "z" + "e" * 4 + "w" + "e" * 27     # black 18, white 23: 23x12 wins
+
+
+def test_follower_lets_a_peer_that_judges_games_end_them_first():
+    # pydraughts ends a game itself right after the move that decides it (and hangs on a
+    # GAMEEND it did not expect): within the grace, its GAMEEND is confirmed.
+    peer, session, thread, log = start_session(claim_grace=5.0)
+    peer.send(gamereq("W", start=WON))
     assert peer.expect() == ACC + "0"
     assert peer.expect() == "M000023120118"
-    peer.send("CYour move")                          # we wait for the peer to end the game
+    peer.send("CYour move")
     peer.send("E11")                                 # "I lose", stop
     assert peer.expect() == "E01"
     thread.join(10)
     assert (session.records[0].result, session.records[0].reason) == ("2-0", "no legal move")
 
-    peer, session, thread, log = start_session(claim_end=True)
-    peer.send(gamereq("W", start=won))
+
+def test_follower_claims_a_decided_game_the_peer_does_not_end():
+    # Scan ends games only on its own turn: left without a move, it says nothing.  We
+    # claim after the grace (not after --peer-timeout), with the right result.
+    peer, session, thread, log = start_session(claim_grace=0.3, peer_timeout=300)
+    peer.send(gamereq("W", start=WON))
     assert peer.expect() == ACC + "0"
+    started = time.monotonic()
     assert peer.expect() == "M000023120118"
     assert peer.expect() == "E30"                    # black has no move: we claim the win
+    assert time.monotonic() - started < 5
     peer.send("E00")
     peer.send("E01")                                 # a GAMEEND outside a game: stop
     thread.join(10)
     assert (session.records[0].result, session.records[0].reason) == ("2-0", "no legal move")
     assert session.state is dxp.State.CLOSED
+
+
+def test_follower_left_without_a_move_concedes():
+    peer, session, thread, log = start_session(claim_grace=0.3)
+    peer.send(gamereq("Z", start=WON))              # we are Black; White's capture wins
+    assert peer.expect() == ACC + "0"
+    peer.send("M000023120118")                       # White's capture leaves us nothing
+    assert peer.expect() == "E10"                    # "I lose", not a wait for ever
+    peer.send("E01")
+    thread.join(10)
+    assert (session.records[0].result, session.records[0].reason) == ("2-0", "no legal move")
+
+
+def test_follower_with_claim_end_claims_at_once():
+    peer, session, thread, log = start_session(claim_end=True, claim_grace=60)
+    peer.send(gamereq("W", start=WON))
+    assert peer.expect() == ACC + "0"
+    assert peer.expect() == "M000023120118"
+    assert peer.expect() == "E30"
+    peer.send("E01")
+    thread.join(10)
+    assert session.state is dxp.State.CLOSED
+
+
+def test_a_silent_client_is_dropped_after_the_handshake_timeout():
+    peer, session, thread, log = start_session(handshake_timeout=0.3, peer_timeout=300)
+    thread.join(5)
+    assert not thread.is_alive() and session.state is dxp.State.CLOSED
 
 
 def test_initiator_requests_plays_and_claims():
@@ -611,3 +650,32 @@ def test_rafle_initiator_against_rafle_follower(tmp_path):
     assert [r[1] for r in theirs] == [r[1] for r in results], out
     assert "error" not in initiator.stdout + out
     print(initiator.stdout, out, file=sys.stderr)
+
+
+def test_a_second_client_is_refused_and_a_silent_one_cannot_block_the_server():
+    rafle = shutil.which("rafle") or pytest.skip("the rafle script is not installed")
+    server = subprocess.Popen([rafle, "dxp", "--listen", "127.0.0.1:0", "--depth", "1",
+                               "--forever", "--handshake-timeout", "2"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(re.search(r":(\d+)$", server.stdout.readline().strip()).group(1))
+        silent = socket.create_connection(("127.0.0.1", port), timeout=60)
+        time.sleep(0.5)
+        second = Peer(socket.create_connection(("127.0.0.1", port), timeout=60))
+        second.sock.settimeout(60)      # the first connection waits for the engine to load
+        asked = time.monotonic()
+        second.send(gamereq("Z"))
+        replies = [second.expect(), second.expect()]
+        assert replies[0].startswith("Cbusy") and replies[1] == ACC + "2"
+        assert second.closed()
+        silent.settimeout(30)
+        assert silent.recv(100) == b""                # dropped after the handshake timeout
+        assert time.monotonic() - asked < 30
+        third = Peer(socket.create_connection(("127.0.0.1", port), timeout=10))
+        third.send(gamereq("Z"))
+        assert third.expect() == ACC + "0"           # the server goes on serving
+        third.send("E01")
+        third.sock.close()
+    finally:
+        server.kill()
+        server.wait(10)

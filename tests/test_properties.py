@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+from dataclasses import replace as dataclasses_replace
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -130,3 +131,72 @@ def test_a_start_position_round_trips():
         pos = engine.start_position(v)
         assert engine.pos_from_fen(engine.pos_to_fen(pos), v) == pos
         assert engine.play(pos, engine.legal_moves(pos)[0]).turn != pos.turn
+
+
+# ----- protocol messages: Hub lines and DXP messages -----------------------------------------
+
+from protocol.dxp import wire as dxp  # noqa: E402
+from protocol.hub import wire as hub  # noqa: E402
+
+HUB_ALPHABET = 'abcdefghijklmnopqrstuvwxyz-=" \t0123456789.xé\x00'
+hub_names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz-0123456789", min_size=1, max_size=12)
+hub_values = st.text(alphabet=st.characters(blacklist_characters='"\n\r',
+                                            blacklist_categories=("Cs",)), max_size=20)
+
+
+@given(st.one_of(st.text(), st.text(alphabet=HUB_ALPHABET, max_size=120)))
+def test_any_hub_line_is_tokenized_never_raised(text):
+    cmd = hub.tokenize(text)      # a malformed line is a Command with an error, not a raise
+    assert cmd is None or cmd.name
+
+
+@given(hub_names, st.lists(st.tuples(hub_names, hub_values), max_size=5))
+def test_hub_lines_round_trip(command, pairs):
+    cmd = hub.tokenize(hub.line(command, *pairs))
+    assert cmd.name == command and cmd.error is None
+    assert list(cmd.args) == [(k, v.replace('"', "'")) for k, v in pairs]
+
+
+@given(st.one_of(st.text(max_size=200),
+                 st.text(alphabet="RAMECBK0123456789WZwzeAB ", max_size=130)))
+def test_any_dxp_message_is_decoded_or_refused(text):
+    parses_or_refuses(dxp.decode, text)
+
+
+@given(st.binary(max_size=400))
+def test_any_dxp_bytes_are_framed_within_bounds(data):
+    framer = dxp.Framer()
+    for message in framer.feed(data) + framer.feed(b"\0"):
+        assert 0 < len(message) <= dxp.MAX_LEN + 1
+        parses_or_refuses(dxp.decode, message)
+    assert framer.pending == 0
+
+
+squares = st.integers(1, 50)
+dxp_messages = st.one_of(
+    st.builds(dxp.GameReq, st.text(alphabet="abcXYZ 123", max_size=32).map(str.strip),
+              st.booleans(), st.sampled_from([0.0, 0.5, 1.0, 5.0, 999.0]), st.integers(0, 999),
+              st.one_of(st.none(), st.text(alphabet="ewzWZ", min_size=50, max_size=50)),
+              st.booleans()),
+    st.builds(dxp.GameAcc, st.text(alphabet="abc XYZ", max_size=32).map(str.strip),
+              st.integers(0, 3)),
+    st.builds(dxp.MoveMsg, st.integers(0, 9999), squares, squares,
+              st.lists(squares, max_size=20, unique=True).map(tuple)),
+    st.builds(dxp.GameEnd, st.integers(0, 3), st.integers(0, 1)),
+    st.builds(dxp.Chat, st.text(alphabet="abc XYZ!?.,", max_size=100)),
+    st.builds(dxp.BackReq, st.integers(1, 999), st.booleans()),
+    st.builds(dxp.BackAcc, st.integers(0, 2)),
+)
+
+
+@given(dxp_messages)
+def test_dxp_messages_round_trip(msg):
+    text = dxp.encode(msg)
+    back = dxp.decode(text)
+    if isinstance(msg, dxp.GameReq) and msg.board is None:
+        msg = dataclasses_replace(msg, white_to_move=back.white_to_move)
+    if isinstance(msg, dxp.Chat):
+        assert back.text.rstrip() == msg.text.rstrip()
+        return
+    assert back == msg
+    assert dxp.Framer().feed(dxp.frame(msg)) == [text]

@@ -15,10 +15,18 @@ Roles (``spec/protocols.md`` §3.1): TCP server (``--listen``, default) or clien
   previous one unless the peer has spoken in between.  pydraughts glues two messages
   that arrive in one read and loses the second (pitfall P1); this covers GAMEACC + first
   MOVE, BACKACC + MOVE, MOVE + GAMEEND and CHAT + GAMEEND.
-* A follower does not end games by itself unless ``--claim-end``: pydraughts hangs
-  when it gets a GAMEEND instead of a MOVE (P2) and judges the game itself.  The
-  initiator claims the result on its turn once the rules (the engine's ``Game``) or the move
-  limit end the game, and at once when they leave the peer without a move.
+* Games that the rules (the engine's ``Game``) end are ended, in both roles, on either
+  side's turn: on ours with a GAMEEND in place of a MOVE, and when the peer is left
+  without a move, at once too (it cannot answer with anything else); a draw reached on
+  the peer's turn is claimed on our next turn.  The initiator claims at once; a follower
+  first gives the peer ``CLAIM_GRACE`` (1 s) to end the game itself, because pydraughts
+  judges games itself and hangs on a GAMEEND it did not expect (P2), while Scan ends
+  games only on its own turn and would otherwise leave a lost game hanging.
+  ``--claim-end`` makes the follower claim at once.  The initiator also claims the move
+  limit.
+* One game at a time: a second connection while a game runs gets a prompt GAMEACC
+  refusal (code 2, with a CHAT saying why) and is closed; a client that connects and says
+  nothing is dropped after ``--handshake-timeout`` seconds (10), so it cannot block others.
 * The server socket is listening before the engine (numba) is imported and warmed up:
   pydraughts connects after a fixed delay and never retries; a connection made early
   waits in the backlog.
@@ -29,12 +37,15 @@ from __future__ import annotations
 
 import argparse
 import socket
+import threading
 
 import engine
 
-from .link import Link
+from .link import Link, PeerGone, PeerSilent
 from .session import NAME, Config, SearchPlayer, Session
+from .wire import Chat, GameAcc
 
+REFUSE_WAIT = 5.0       # seconds a refused client has to send its GAMEREQ
 DEFAULT_PORT = 27531
 
 
@@ -62,7 +73,10 @@ def _parser() -> argparse.ArgumentParser:
     starts.add_argument("--fen", help="initiator: start position (default: the normal start)")
     starts.add_argument("--fens", metavar="FILE", help="initiator: file of start positions, one FEN a line")
     p.add_argument("--claim-end", action="store_true",
-                   help="follower: send GAMEEND when the rules end the game (off: pydraughts hangs on it)")
+                   help="follower: claim a game the rules ended at once (default: after 1 s, "
+                        "so that a peer that ends games itself can do it first)")
+    p.add_argument("--handshake-timeout", type=float, default=10.0,
+                   help="seconds a new connection may stay silent (default 10)")
     p.add_argument("--forever", action="store_true",
                    help="server: wait for the next connection instead of exiting")
     p.add_argument("--once", dest="forever", action="store_false", help="exit after one connection (default)")
@@ -146,7 +160,7 @@ def main(argv: list[str]) -> int:
         host, port = args.listen or ("127.0.0.1", DEFAULT_PORT)
         try:
             family = socket.AF_INET6 if ":" in host else socket.AF_INET
-            server = socket.create_server((host, port), family=family, backlog=1)   # SO_REUSEADDR
+            server = socket.create_server((host, port), family=family, backlog=8)   # SO_REUSEADDR
         except OSError as exc:
             log(f"cannot listen on {host}:{port}: {exc}")
             return 1
@@ -165,7 +179,8 @@ def _serve(args, parser, texts, server, log) -> int:
     # must listen before numba loads (see the top)
     config = Config(name=args.name, initiator=args.initiator, games=args.games, minutes=args.minutes,
                     moves=args.moves, starts=_parse_starts(texts, parser), claim_end=args.claim_end,
-                    movetime=args.movetime, peer_timeout=args.peer_timeout)
+                    movetime=args.movetime, peer_timeout=args.peer_timeout,
+                    handshake_timeout=args.handshake_timeout)
     sock = None
     if server is None:   # connect first, so that a wrong address is reported at once
         try:
@@ -178,13 +193,58 @@ def _serve(args, parser, texts, server, log) -> int:
     searcher.warm_up()
     player = SearchPlayer(searcher, args.depth)
     trace = log if args.verbose else None
-    while True:
-        if sock is None:
-            sock, peer = server.accept()
-            log(f"connection from {peer[0]}:{peer[1]}")
+    if server is None:
         with sock:
             Session(Link(sock, trace), player, config, log).run()
-        sock = None
         log("connection closed")
-        if server is None or not args.forever:
-            return 0
+        return 0
+    server.settimeout(0.2)
+    running: threading.Thread | None = None
+    served = 0
+    while True:
+        if running is not None and not running.is_alive():
+            running = None
+            log("connection closed")
+            if not args.forever:
+                return 0
+        try:
+            sock, peer = server.accept()
+        except (TimeoutError, socket.timeout):
+            continue
+        if running is not None:
+            running.join(0.5)            # a game whose connection has just closed is ending
+        if running is not None and running.is_alive():
+            log(f"refused a connection from {peer[0]}:{peer[1]}: a game is running")
+            threading.Thread(target=_refuse, args=(sock, config.name, trace), daemon=True).start()
+            continue
+        if running is not None:
+            log("connection closed")
+            if not args.forever:
+                sock.close()
+                return 0
+        log(f"connection from {peer[0]}:{peer[1]}")
+        served += 1
+        running = threading.Thread(target=_session, args=(sock, player, config, log, trace),
+                                   name=f"dxp-connection-{served}", daemon=True)
+        running.start()
+
+
+def _session(sock, player, config, log, trace) -> None:
+    with sock:
+        sock.settimeout(None)
+        Session(Link(sock, trace), player, config, log).run()
+
+
+def _refuse(sock, name: str, trace) -> None:
+    """Turn away a second client while a game runs: its GAMEREQ gets GAMEACC code 2
+    ("not this game, maybe another"), with a CHAT saying why, then the connection closes."""
+    link = Link(sock, trace)
+    try:
+        text = link.receive(REFUSE_WAIT)
+        if text[:1] == "R":
+            link.send(Chat("busy: Rafle is playing a game on another connection"))
+            link.send(GameAcc(name, 2))
+    except (PeerGone, PeerSilent):
+        pass
+    finally:
+        link.close()

@@ -9,6 +9,7 @@ into messages.  The behaviour choices are listed in ``protocol.dxp.cli``.
 from __future__ import annotations
 
 import enum
+import time
 from concurrent.futures import Future, wait
 from dataclasses import dataclass, field, replace
 
@@ -20,6 +21,8 @@ from .wire import (BackAcc, BackReq, Chat, DxpError, DxpVersionError, GameAcc, G
                    MoveMsg, decode, format_minutes, parse_minutes)
 
 CONFIRM_TIMEOUT = 10.0      # wait for the peer's GAMEEND confirmation
+CLAIM_GRACE = 1.0           # a follower lets the peer end a decided game first for this long
+HANDSHAKE_TIMEOUT = 10.0    # a new connection's first message must come within this
 NAME = "Rafle"
 
 
@@ -28,12 +31,13 @@ class State(enum.Enum):
     WAIT_ACC = "waiting for GAMEACC"       # initiator: GAMEREQ sent
     OUR_TURN = "our move"
     THEIR_TURN = "their move"
+    DECIDED = "the rules ended the game"   # we claim it unless the peer does first
     GAME_OVER = "game over, not claimed"   # no legal move for us; the peer ends the game
     WAIT_END_CONFIRM = "waiting for the GAMEEND confirmation"
     CLOSED = "closed"
 
 
-IN_GAME = (State.OUR_TURN, State.THEIR_TURN, State.GAME_OVER)
+IN_GAME = (State.OUR_TURN, State.THEIR_TURN, State.DECIDED, State.GAME_OVER)
 
 
 # ----- players and clocks --------------------------------------------------------------
@@ -67,10 +71,12 @@ class Config:
     minutes: float = 0.0
     moves: int = 0
     starts: list[engine.Position] = field(default_factory=lambda: [engine.start_position()])
-    claim_end: bool = False
+    claim_end: bool = False                 # follower: claim at once, without the grace
     movetime: float | None = None
     peer_timeout: float = 300.0
     confirm_timeout: float = CONFIRM_TIMEOUT
+    claim_grace: float = CLAIM_GRACE
+    handshake_timeout: float = HANDSHAKE_TIMEOUT
 
 
 # ----- the dialogue --------------------------------------------------------------------
@@ -85,6 +91,7 @@ class Session:
         self.current: DxpGame | None = None   # the game on the connection (the last one)
         self.stop_after_confirm = False
         self.games_requested = 0
+        self.claim_at = 0.0                   # DECIDED: when we claim if the peer has not
 
     @property
     def game(self) -> engine.Game | None:
@@ -100,10 +107,8 @@ class Session:
                 if self.state is State.OUR_TURN:
                     self._our_turn()
                     continue
-                wait = (self.config.confirm_timeout if self.state is State.WAIT_END_CONFIRM
-                        else self.config.peer_timeout)
                 try:
-                    text = self.link.receive(wait)
+                    text = self.link.receive(self._patience())
                 except PeerSilent as exc:
                     self._silence(str(exc))
                     continue
@@ -117,8 +122,20 @@ class Session:
             self.link.close()
         return self.records
 
-    def _silence(self, why: str) -> None:
+    def _patience(self) -> float:
+        """Seconds to wait for the next message in the current state."""
         if self.state is State.WAIT_END_CONFIRM:
+            return self.config.confirm_timeout
+        if self.state is State.DECIDED:
+            return max(0.0, self.claim_at - time.monotonic())
+        if self.state is State.IDLE and self.current is None and not self.config.initiator:
+            return self.config.handshake_timeout      # a silent new client is dropped soon
+        return self.config.peer_timeout
+
+    def _silence(self, why: str) -> None:
+        if self.state is State.DECIDED:
+            self._claim()
+        elif self.state is State.WAIT_END_CONFIRM:
             self.log(f"no GAMEEND confirmation ({why}); game over anyway")
             self._after_end()
         elif self.state in IN_GAME:
@@ -269,9 +286,15 @@ class Session:
         decided = g.judge()
         claiming = self.config.initiator or self.config.claim_end
         # GAMEEND replaces a MOVE, so it is sent on our turn; when the peer has no move
-        # at all it cannot answer, so it is sent at once.
-        if claiming and decided and (g.our_move or decided.reason == "no legal move"):
-            self._send_end(g.claim(decided), self._stop_code(), decided.result, decided.reason)
+        # at all it cannot answer, so it is sent then too.  A follower first gives the
+        # peer a moment to end the game itself (pydraughts judges games itself and hangs
+        # on a GAMEEND it did not expect, P2); an initiator or --claim-end claims at once.
+        if decided and (g.our_move or "no legal move" in decided.reason):
+            if claiming:
+                self._claim()
+            else:
+                self.state = State.DECIDED
+                self.claim_at = time.monotonic() + self.config.claim_grace
         elif claiming and g.our_move and g.move_limit_reached():
             reason, result, why = g.move_limit_claim()
             self._send_end(reason, self._stop_code(), result, why)
@@ -325,6 +348,13 @@ class Session:
             return engine.Result(engine.legal_moves(pos)[0], None, None, 0, 0, 0.0, ())
 
     # ----- ending games ----------------------------------------------------------
+    def _claim(self) -> None:
+        """End the game the rules have decided, with its result."""
+        decided = self.current.judge()
+        self.log(f"the rules ended the game ({decided.reason}): claiming {decided.result}")
+        self._send_end(self.current.claim(decided), self._stop_code(), decided.result,
+                       decided.reason)
+
     def _stop_code(self) -> int:
         return 1 if self.config.initiator and self.games_requested >= self.config.games else 0
 

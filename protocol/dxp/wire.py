@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from engine import BadInput
+
 MAX_LEN = 127            # longest message, NUL excluded
 NAME_LEN = 32
 SQUARES = 50
@@ -26,8 +28,9 @@ START_BOARD = "z" * 20 + "e" * 10 + "w" * 20
 VERSION = "01"
 
 
-class DxpError(ValueError):
-    """A message that does not follow the DXP layout; the text names the field."""
+class DxpError(BadInput):
+    """A message that does not follow the DXP layout; the text names the field (the
+    project's one bad-input error)."""
 
 
 class DxpVersionError(DxpError):

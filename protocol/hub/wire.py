@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import parse_float
+from engine import BadInput, parse_float
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ class _Scanner:
             self.i += 1
         if self.i == start:
             found = self.peek()
-            raise ValueError(f"expected a name at column {self.i + 1}, found {found!r}")
+            raise BadInput(f"expected a name at column {self.i + 1}, found {found!r}")
         return self.text[start:self.i]
 
     def value(self) -> str:
@@ -83,7 +83,7 @@ class _Scanner:
             return self.name()
         end = self.text.find('"', self.i + 1)
         if end < 0:
-            raise ValueError(f"missing closing quote after column {self.i + 1}")
+            raise BadInput(f"missing closing quote after column {self.i + 1}")
         value = self.text[self.i + 1:end]
         self.i = end + 1
         return value
@@ -96,7 +96,7 @@ def tokenize(line: str) -> Command | None:
         return None
     try:
         command = scanner.name()
-    except ValueError:
+    except BadInput:
         return None
     args: list[tuple[str, str]] = []
     try:
@@ -108,7 +108,7 @@ def tokenize(line: str) -> Command | None:
                 scanner.i += 1
                 value = scanner.value()
             args.append((key, value))
-    except ValueError as exc:
+    except BadInput as exc:
         return Command(command, tuple(args), str(exc))
     return Command(command, tuple(args))
 
