@@ -226,6 +226,10 @@ def test_match_between_two_rafle_hub_processes(tmp_path):
         assert g.moves[:3] == list(load_openings("builtin")[0].moves)
     assert games[0].tags["White"] == games[1].tags["Black"]
     assert re.search(r"Elo [+-]\d+\.\d \+- ", run.stdout)
+    if sys.platform.startswith("linux"):         # resident memory is read from /proc
+        memory = re.findall(r"memory of \S+ \(1 process\): ([\d.]+) MB after its first game, "
+                            r"([\d.]+) MB after its last", run.stdout)
+        assert len(memory) == 2 and all(float(a) > 10 for a, _ in memory), run.stdout
 
 
 def test_sprt_stops_the_match_once_decided(tmp_path, capsys):

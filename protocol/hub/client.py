@@ -104,6 +104,19 @@ class HubClient:
         except (OSError, ValueError):
             pass
 
+    def rss(self) -> int | None:
+        """The engine process's resident memory in bytes (Linux), or None."""
+        if self.proc is None:
+            return None
+        try:
+            with open(f"/proc/{self.proc.pid}/status", encoding="ascii") as f:
+                for text in f:
+                    if text.startswith("VmRSS:"):
+                        return int(text.split()[1]) * 1024
+        except (OSError, ValueError, IndexError):
+            return None
+        return None
+
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 

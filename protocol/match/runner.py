@@ -94,6 +94,7 @@ class Match:
         self.score = Score(self.names, args.games, Sprt.parse(args.sprt) if args.sprt else None)
         self.stats = self.score.stats
         self.lock = threading.Lock()
+        self.memory: dict[tuple[int, int], tuple[int, int]] = {}   # (engine, pid): first, last RSS
         self.log_lock = threading.Lock()
         self.stop = threading.Event()
         self.aborted = False
@@ -283,9 +284,31 @@ class Match:
                 if self.aborted:
                     return
                 self.finish(result)
+                self.note_memory(clients)
         finally:
             for c in clients:
                 _shut(c)
+
+    def note_memory(self, clients: list[HubClient | None]) -> None:
+        """Each engine process's memory after its first game and after its latest one."""
+        with self.lock:
+            for e, client in enumerate(clients):
+                rss = client.rss() if client is not None else None
+                if rss is not None:
+                    first, _ = self.memory.get((e, client.proc.pid), (rss, rss))
+                    self.memory[(e, client.proc.pid)] = (first, rss)
+
+    def memory_lines(self) -> list[str]:
+        lines = []
+        for e in (0, 1):
+            seen = [v for (engine, _), v in self.memory.items() if engine == e]
+            if seen:
+                first = sum(v[0] for v in seen) / len(seen) / 2**20
+                last = sum(v[1] for v in seen) / len(seen) / 2**20
+                lines.append(f"memory of {self.names[e]} ({len(seen)} process"
+                             f"{'es' if len(seen) > 1 else ''}): {first:.1f} MB after its first "
+                             f"game, {last:.1f} MB after its last (resident, mean per process)")
+        return lines
 
     def finish(self, r: GameResult) -> None:
         white, black = self.names[r.white], self.names[1 - r.white]
@@ -331,7 +354,7 @@ class Match:
         if self.error:
             print(f"rafle match: {self.error}", file=sys.stderr)
             return 1
-        for text in self.score.report(self.aborted):
+        for text in self.score.report(self.aborted) + self.memory_lines():
             self.say(text)
         return 0
 
