@@ -36,10 +36,13 @@ class Link:
             except OSError:
                 pass   # not a TCP socket (tests use socketpair)
 
-    def send(self, msg) -> None:
+    def send(self, msg, spaced: bool = True) -> None:
+        """Send ``msg``; ``spaced``: first wait ``PAUSE`` after our previous message (P1).
+        Error CHATs to a peer that sends garbage go unspaced: a flood of bad messages
+        must not buy a flood of pauses (the message after them is spaced again)."""
         # the pause matters only if the peer may still hold our previous message unread
         wait = self.last_send + PAUSE - time.monotonic()
-        if wait > 0 and self.last_send > self.last_receive:
+        if spaced and wait > 0 and self.last_send > self.last_receive:
             self.pauses += 1
             time.sleep(wait)
         data = frame(msg)

@@ -174,7 +174,7 @@ class Session:
 
     def _protocol_error(self, problem: str, refuse_request: bool = False, stop: int = 0) -> None:
         self.log(f"error: {problem}")
-        self.link.send(Chat(f"error: {problem}"))
+        self.link.send(Chat(f"error: {problem}"), spaced=False)
         if self.state in IN_GAME:
             self._send_end(0, stop, "*", f"protocol error: {problem}")
         elif refuse_request and not self.config.initiator and self.state is State.IDLE:
