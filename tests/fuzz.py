@@ -59,7 +59,8 @@ TEXT_CORPUS = [
     "32-28", "19-23", "28x19", "14x23", "3228", "28x", "undo", "redo", "moves", "hint",
     "level easy", "level depth 2", "setup W:W31-50:B1-20", "setup W:WK46:BK5", "fen", "flip",
     "goto 3", "goto 0", "replay", "save fuzz-game.pdn", "load fuzz-game.pdn", "draw", "new",
-    "help", "board", "variant russian", "variant international", "analyse", "stop", "",
+    "help", "board", "variant russian", "variant international", "analyse depth 2",
+    "analyse 0.05", "stop", "",
     "resign", "hint", "depth", "time 0.01",
 ]
 DXP_CORPUS = [
@@ -95,6 +96,19 @@ class Tally:
     @property
     def failures(self) -> int:
         return self.crashes + self.hangs + self.internal_errors + (self.stderr_bytes > 0)
+
+    def liveness(self, ok: bool, proc: "Piped", sent: float, missing: str) -> bool:
+        """Count one liveness check; True if the process must be restarted."""
+        if ok:
+            self.worst_answer = max(self.worst_answer, time.monotonic() - sent)
+            return False
+        if proc.proc.poll() is not None:
+            self.crashes += 1
+            self.note(f"exited with {proc.proc.returncode} in batch {self.batches}")
+        else:
+            self.hangs += 1
+            self.note(f"{missing} after batch {self.batches}")
+        return True
 
     def note(self, text: str) -> None:
         if len(self.notes) < 20:
@@ -301,7 +315,7 @@ def fuzz_text(args, tally: Tally, pdn: bool) -> None:
         else:
             lines = batch
         data = b"".join(encoded(line).replace(b"\n", b" ") + b"\n" for line in lines)
-        alive = proc.send(data)
+        alive = proc.send(b"level depth 1\n" + data)   # each batch starts with quick hints
         tally.inputs += len(batch)
         tally.batches += 1
         sent = time.monotonic()
@@ -312,15 +326,7 @@ def fuzz_text(args, tally: Tally, pdn: bool) -> None:
         if internal:
             tally.internal_errors += len(internal)
             tally.note(internal[0][:200])
-        if ok:
-            tally.worst_answer = max(tally.worst_answer, time.monotonic() - sent)
-        else:
-            if proc.proc.poll() is not None:
-                tally.crashes += 1
-                tally.note(f"exited with {proc.proc.returncode} in batch {tally.batches}")
-            else:
-                tally.hangs += 1
-                tally.note(f"no answer to fen after batch {tally.batches}: {batch[-3:]!r}")
+        if tally.liveness(ok, proc, sent, f"no answer to fen ({batch[-3:]!r})"):
             proc.close()
             proc = start()
         progress(tally, args)
@@ -380,15 +386,7 @@ def fuzz_dxp(args, tally: Tally) -> None:
                 s.sendall(frame("E00"))
         except OSError:
             ok = False
-        if ok:
-            tally.worst_answer = max(tally.worst_answer, time.monotonic() - sent)
-        else:
-            if proc.proc.poll() is not None:
-                tally.crashes += 1
-                tally.note(f"exited with {proc.proc.returncode} in batch {tally.batches}")
-            else:
-                tally.hangs += 1
-                tally.note(f"no GAMEACC after batch {tally.batches}")
+        if tally.liveness(ok, proc, sent, "no GAMEACC"):
             proc.close()
             proc, address = start()
         progress(tally, args)
