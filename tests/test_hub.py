@@ -528,3 +528,21 @@ def test_done_is_checked_against_the_moves_the_game_allows():
     never = type("Log", (), {"note": lambda self, text: None})()
     assert done_line(never, positions, barred, None).startswith("done move=47-")
     assert done_line(never, [start_position()], None, None).startswith("done move=")
+
+
+def test_levels_beyond_a_clock_or_the_node_counter_are_clamped_not_refused(hub):
+    # level nodes=1e19 used to answer at once with no search; move-time=1e10 used to kill
+    # the timer thread.  Both now search, and stop still ends them.
+    for level in ("level nodes=1e19", "level nodes=9223372036854775807", "level move-time=1e10"):
+        hub.send("pos start", level, "go think")
+        assert hub.read_until("info")[-1].startswith("info depth=")
+        hub.send("stop")
+        assert hub.read_until("done")[-1].startswith("done move=")
+
+
+def test_the_largest_table_fits_in_memory():
+    import os
+    from engine import default_options
+    tt = next(o for o in default_options() if o.name == "tt-size")
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    assert 16 << int(tt.max) <= memory // 2 and int(tt.max) >= 22
