@@ -76,6 +76,8 @@ PDN_CORPUS = [
     "1. 32-28 $1 19-23! 2. 28x19 ?? 14x23 % line comment\n; another\n0-2\n",
     '[Event "a"]\n*\n\n[Event "b"]\n1. 34-30 *\n',
 ]
+THINKING = ("level", "depth", "time", "nodes", "analyse", "analyze", "replay", "hint")
+NUMBER = re.compile(r"\d+(?:\.\d*)?(?:[eE][+-]?\d+)?")
 FEN_LINE = re.compile(r"^[WB]:[WB][^:]*:[WB]")   # what text mode's ``fen`` prints
 SPECIALS = ["\x00", "\xff", "\"", "=", " ", "\t", "\\", "1e19", "-1", str(2 ** 64), "nan",
             "inf", "9" * 40, "é", "\r", "x", "-", ":", "K", "W", "B"]
@@ -169,12 +171,16 @@ class Piped:
         self.lines.put(None)
 
     def send(self, data: bytes) -> bool:
-        try:
-            self.proc.stdin.write(data)
-            self.proc.stdin.flush()
-            return True
-        except (BrokenPipeError, OSError):
-            return False
+        """Write ``data`` from a thread: a child that stops reading (a full pipe) must show
+        up as a missing answer, not block the fuzzer."""
+        def write():
+            try:
+                self.proc.stdin.write(data)
+                self.proc.stdin.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                pass
+        threading.Thread(target=write, daemon=True).start()
+        return self.proc.poll() is None
 
     def wait_for(self, match, timeout: float) -> tuple[bool, list[str]]:
         """Read lines until one satisfies ``match``; (found, lines read)."""
@@ -288,6 +294,8 @@ def text_inputs(rng, n, pdn):
         if word in ("quit", "exit", "q") or (word in ("save", "load") and
                                              ("/" in line or "\\" in line or ".." in line)):
             continue
+        if word in THINKING and any(float(n) > 2 for n in NUMBER.findall(line)):
+            continue      # Rafle would rightly think (or wait) that long: not a hang
         yield line
 
 
