@@ -285,8 +285,10 @@ def fuzz_hub(args, tally: Tally, fen_only: bool) -> None:
 
 
 def text_inputs(rng, n, pdn):
-    for i in range(n):
+    sent = 0
+    while sent < n:
         if pdn:
+            sent += 1
             yield mutate(rng, PDN_CORPUS)
             continue
         line = mutate(rng, TEXT_CORPUS)
@@ -296,6 +298,7 @@ def text_inputs(rng, n, pdn):
             continue
         if word in THINKING and any(float(n) > 2 for n in NUMBER.findall(line)):
             continue      # Rafle would rightly think (or wait) that long: not a hang
+        sent += 1
         yield line
 
 
