@@ -20,7 +20,7 @@ _EXPORTS = {
     "notation": ("capture_paths", "find_move", "move_from_hub", "move_from_pdn", "move_to_hub",
                  "move_to_pdn", "parse_position", "pos_from_dxp", "pos_from_fen", "pos_from_hub",
                  "pos_from_pieces", "pos_to_dxp", "pos_to_fen", "pos_to_hub", "square_name"),
-    "position": ("BLACK", "WHITE", "Move", "Position", "barred_square", "is_lost", "legal_moves",
+    "position": ("BLACK", "WHITE", "Move", "Position", "allowed_moves", "barred_square", "is_lost", "legal_moves",
                  "new_stop_flag", "perft", "perft_divide", "play", "set_stop", "start_position",
                  "warm_up", "winner"),
     "variants": ("GOAL_BREAKTHROUGH", "GOAL_LOSING", "GOAL_NORMAL", "INTERNATIONAL", "VARIANTS",

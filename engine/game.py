@@ -62,7 +62,8 @@ from typing import NamedTuple, Sequence
 from . import drawrules
 from .errors import BadInput
 from .notation import move_to_hub
-from .position import (WHITE, Move, Position, barred_square, legal_moves, play, start_position,
+from .position import (WHITE, Move, Position, allowed_moves, barred_square, legal_moves, play,
+                       start_position,
                        winner)
 from .variants import ENDGAME_RUSSIAN, GOAL_BREAKTHROUGH, GOAL_LOSING, INTERNATIONAL, Variant
 
@@ -160,9 +161,7 @@ class Game:
     def legal_moves(self) -> list[Move]:
         """The moves allowed now: the board's legal moves, less a Frisian king's barred
         fourth quiet move in a row (:func:`engine.position.barred_square`)."""
-        pos = self.position
-        barred = barred_square(self.positions[:-1], pos)
-        return [m for m in legal_moves(pos) if m.captured or m.frm != barred]
+        return allowed_moves(self.positions[:-1], self.position)
 
     def push(self, move: Move) -> None:
         """Play ``move``; raises :class:`BadInput` if it is not allowed here."""

@@ -106,6 +106,18 @@ def phase(white, black, start):
     return PHASE_ONE if n >= start else (PHASE_ONE * n) // start
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _runaways(men, occupied, T, t_cone):
+    """Men with nothing in the cone ahead of them (``T[t_cone + bit]``)."""
+    n = 0
+    while men:
+        b = lsb_index(men)
+        men &= men - 1
+        if T[t_cone + b] & occupied == 0:
+            n += 1
+    return n
+
+
 @njit(cache=True, nogil=True)
 def dense(white, black, kings, turn, empty, V, flying, diag, far_w, far_b, T, t_cone_w,
           t_cone_b, d):
@@ -122,19 +134,9 @@ def dense(white, black, kings, turn, empty, V, flying, diag, far_w, far_b, T, t_
         occupied = white | black
         run = 0
         if bk == 0:
-            c = wm & far_w
-            while c:
-                b = lsb_index(c)
-                c &= c - 1
-                if T[t_cone_w + b] & occupied == 0:
-                    run += 1
+            run += _runaways(wm & far_w, occupied, T, t_cone_w)
         if wk == 0:
-            c = bm & far_b
-            while c:
-                b = lsb_index(c)
-                c &= c - 1
-                if T[t_cone_b + b] & occupied == 0:
-                    run -= 1
+            run -= _runaways(bm & far_b, occupied, T, t_cone_b)
         return run
     if d == D_KING_DIAG:
         return popcount(wk & diag) - popcount(bk & diag)

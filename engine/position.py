@@ -221,6 +221,13 @@ def barred_square(history: list[Position], pos: Position) -> int | None:
     return pos.variant.bit_square(last_to.bit_length() - 1)
 
 
+def allowed_moves(history: list[Position], pos: Position) -> list[Move]:
+    """The moves a game allows in ``pos`` after the positions ``history``: the legal moves,
+    less the quiet moves of a Frisian king barred by :func:`barred_square`."""
+    barred = barred_square(history, pos)
+    return [m for m in legal_moves(pos) if m.captured or m.frm != barred]
+
+
 def warm_up() -> None:
     """Run every rules kernel once so that later calls pay no compile or load time."""
     pos = start_position()

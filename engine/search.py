@@ -42,7 +42,7 @@ from .options import (DEFAULT_EVAL, DEFAULT_INTERVAL, DEFAULT_MARGIN, DEFAULT_TH
                       Option, declare, parse_bool, parse_int)
 from .weights import Evaluation
 from .options import INT_OPTIONS as _INT_OPTIONS
-from .position import Move, Position, barred_square, legal_moves, start_position
+from .position import Move, Position, allowed_moves, barred_square, start_position
 from .zobrist import ZOBRIST, board_key
 
 
@@ -257,15 +257,14 @@ class Searcher:
         self._ctl[nm.C_STOP] = 0
         self._clock.begin(ponder, started, start)
         try:
-            barred = barred_square(history, pos)
-            moves = [m for m in legal_moves(pos) if m.captured or m.frm != barred]
+            moves = allowed_moves(history, pos)
             if not moves:
                 return Result(None, None, None, 0, 0, time.monotonic() - start, ())
             if len(moves) == 1 and not (ponder or analyze):
                 return Result(moves[0], None, None, 0, 0, time.monotonic() - start, (moves[0],))
             plan = timeman.plan(limits, analyze=analyze)
             self._clock.arm(plan.hard)
-            self._setup_root(pos, history, barred)
+            self._setup_root(pos, history, barred_square(history, pos))
             node_cap = plan.nodes if plan.nodes is not None else 1 << 62
             best = None
             for info in self._deepen(pos, plan.depth, node_cap, start):

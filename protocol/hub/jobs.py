@@ -49,8 +49,7 @@ def load_searcher(out: Output) -> Future:
 def allowed_moves(history: list, pos) -> list:
     """The moves the game allows in ``pos`` after the positions ``history``: the legal moves,
     less (Frisian) those of a king barred from a fourth quiet move in a row."""
-    barred = engine.barred_square(history, pos)
-    return [m for m in engine.legal_moves(pos) if m.captured or m.frm != barred]
+    return engine.allowed_moves(history, pos)
 
 
 def start_search(searcher, out: Output, positions: list, limits, ponder: bool, analyze: bool,
