@@ -40,8 +40,7 @@ from numba import njit
 
 from .bits import lsb_index, popcount
 from .movegen import king_quiet_count as _king_moves, shift
-from .patterns import (B3, B3R, NCONFIG, NDENSE, PHASE_ONE, SCALE, dense, phase, window_index,
-                       window_tables)
+from .patterns import B3, B3R, NCONFIG, NDENSE, PHASE_ONE, SCALE, phase, window_index, window_tables
 from .variants import (
     KG_BREAKTHROUGH, KG_LOSING, V_BOARD, V_FLYING_KING, V_GOAL, V_SHIFT_DL, V_SHIFT_DR,
     V_SHIFT_UL, V_SHIFT_UR, V_WIDTH,
@@ -63,6 +62,7 @@ KING_DIAG = 22
 TEMPO = 23
 DRAW_DIV = 24
 N_WEIGHTS = 25
+assert NDENSE == TEMPO + 1     # the learned evaluation's dense terms are MAN .. TEMPO
 
 WEIGHTS = np.zeros(N_WEIGHTS, dtype=np.int64)
 WEIGHTS[MAN] = 100
@@ -192,8 +192,97 @@ def _drawish(score, white, black, kings, W):
 
 
 @njit(cache=True, nogil=True)
+def hand_terms(white, black, kings, V, T, W, a, b, race):
+    """The hand terms from White's side, summed twice: with the weights at ``W[a + i]``
+    and with those at ``W[b + i]`` (``i`` = MAN .. KING_DIAG; TEMPO and DRAW_DIV are not
+    terms of a position's pieces).  The hand evaluation reads one sum; the learned one
+    reads its opening and endgame sums of the same terms; ``race`` multiplies
+    advancement and runaways (breakthrough)."""
+    width = V[V_WIDTH]
+    empty = V[V_BOARD] & ~(white | black)
+    ul, ur, dl, dr = V[V_SHIFT_UL], V[V_SHIFT_UR], V[V_SHIFT_DL], V[V_SHIFT_DR]
+    wm = white & ~kings
+    bm = black & ~kings
+    wk = white & kings
+    bk = black & kings
+    n = popcount(wm) - popcount(bm)
+    sa = n * W[a + MAN]
+    sb = n * W[b + MAN]
+    n = popcount(wk) - popcount(bk)
+    sa += n * W[a + KING]
+    sb += n * W[b + KING]
+    for r in range(width):
+        n = race * (popcount(wm & T[T_ROW_W + r]) - popcount(bm & T[T_ROW_B + r]))
+        sa += n * W[a + ROW + r]
+        sb += n * W[b + ROW + r]
+    n = popcount(wm & T[T_ROW_W]) - popcount(bm & T[T_ROW_B])
+    sa += n * W[a + BACK]
+    sb += n * W[b + BACK]
+    n = popcount(wm & T[T_CENTRE]) - popcount(bm & T[T_CENTRE])
+    sa += n * W[a + CENTRE]
+    sb += n * W[b + CENTRE]
+
+    wsup = wm & shift(white, -dl) & shift(white, -dr)
+    bsup = bm & shift(black, -ul) & shift(black, -ur)
+    n = popcount(wsup) - popcount(bsup)
+    sa += n * W[a + SUPPORT]
+    sb += n * W[b + SUPPORT]
+    n = popcount(wsup & T[T_FAR_W]) - popcount(bsup & T[T_FAR_B])
+    sa += n * W[a + OUTPOST]
+    sb += n * W[b + OUTPOST]
+
+    left = T[T_LEFT]
+    n = -(abs(popcount(wm & left) - popcount(wm & ~left))
+          - abs(popcount(bm & left) - popcount(bm & ~left)))
+    sa += n * W[a + BALANCE]
+    sb += n * W[b + BALANCE]
+
+    n = (popcount(shift(wm, ul) & empty) + popcount(shift(wm, ur) & empty)
+         - popcount(shift(bm, dl) & empty) - popcount(shift(bm, dr) & empty))
+    sa += n * W[a + MOB_MAN]
+    sb += n * W[b + MOB_MAN]
+    wfree = wm & (shift(empty, -ul) | shift(empty, -ur))
+    bfree = bm & (shift(empty, -dl) | shift(empty, -dr))
+    n = -(popcount(wm & ~wfree) - popcount(bm & ~bfree))
+    sa += n * W[a + BLOCKED]
+    sb += n * W[b + BLOCKED]
+
+    if wk | bk:
+        flying = V[V_FLYING_KING] != 0
+        n = _king_moves(wk, empty, V, flying) - _king_moves(bk, empty, V, flying)
+        sa += n * W[a + MOB_KING]
+        sb += n * W[b + MOB_KING]
+        n = popcount(wk & T[T_DIAG]) - popcount(bk & T[T_DIAG])
+        sa += n * W[a + KING_DIAG]
+        sb += n * W[b + KING_DIAG]
+
+    occupied = white | black
+    runs = rows = 0
+    if bk == 0:
+        c = wm & T[T_FAR_W]
+        while c:
+            x = lsb_index(c)
+            c &= c - 1
+            if T[T_CONE_W + x] & occupied == 0:
+                runs += race
+                rows += race * (width - 1 - T[T_RANK + x])
+    if wk == 0:
+        c = bm & T[T_FAR_B]
+        while c:
+            x = lsb_index(c)
+            c &= c - 1
+            if T[T_CONE_B + x] & occupied == 0:
+                runs -= race
+                rows -= race * T[T_RANK + x]
+    sa += runs * W[a + RUNAWAY] + rows * W[a + RUN_ROW]
+    sb += runs * W[b + RUNAWAY] + rows * W[b + RUN_ROW]
+    return sa, sb
+
+
+@njit(cache=True, nogil=True)
 def _evaluate_learned(white, black, kings, turn, V, T, W):
-    """The pattern evaluation (engine.patterns) for the side to move."""
+    """The pattern evaluation (engine.patterns) for the side to move: the windows, and
+    the hand terms with learned opening and endgame weights."""
     nw = W[LEARNED]
     op_w = LEARNED_AT
     eg_w = op_w + nw * NCONFIG
@@ -208,13 +297,10 @@ def _evaluate_learned(white, black, kings, turn, V, T, W):
         at = w * NCONFIG
         op += W[op_w + at + iw] - W[op_w + at + ib]
         eg += W[eg_w + at + iw] - W[eg_w + at + ib]
-    empty = V[V_BOARD] & ~(white | black)
-    flying = V[V_FLYING_KING] != 0
-    for d in range(NDENSE):
-        f = dense(white, black, kings, turn, empty, V, flying, T[T_DIAG], T[T_FAR_W],
-                  T[T_FAR_B], T, T_CONE_W, T_CONE_B, d)
-        op += W[op_d + d] * f
-        eg += W[eg_d + d] * f
+    dop, deg = hand_terms(white, black, kings, V, T, W, op_d, eg_d, 1)
+    side = 1 if turn == 0 else -1
+    op += dop + side * W[op_d + TEMPO]
+    eg += deg + side * W[eg_d + TEMPO]
     ph = phase(white, black, W[LEARNED_START])
     score = _toward_zero(op * ph + eg * (PHASE_ONE - ph), PHASE_ONE * SCALE)
     score = _drawish(score, white, black, kings, W)
@@ -230,62 +316,8 @@ def evaluate(white, black, kings, turn, V, T, W):
     if goal != KG_BREAKTHROUGH and W.shape[0] > LEARNED and W[LEARNED] > 0:
         return _evaluate_learned(white, black, kings, turn, V, T, W)
     race = BT_MULT if goal == KG_BREAKTHROUGH else 1
-    width = V[V_WIDTH]
-    empty = V[V_BOARD] & ~(white | black)
-    ul, ur, dl, dr = V[V_SHIFT_UL], V[V_SHIFT_UR], V[V_SHIFT_DL], V[V_SHIFT_DR]
-    wm = white & ~kings
-    bm = black & ~kings
-    wk = white & kings
-    bk = black & kings
-    score = (popcount(wm) - popcount(bm)) * W[MAN] + (popcount(wk) - popcount(bk)) * W[KING]
-    for r in range(width):
-        score += race * W[ROW + r] * (popcount(wm & T[T_ROW_W + r]) - popcount(bm & T[T_ROW_B + r]))
-    score += W[BACK] * (popcount(wm & T[T_ROW_W]) - popcount(bm & T[T_ROW_B]))
-    score += W[CENTRE] * (popcount(wm & T[T_CENTRE]) - popcount(bm & T[T_CENTRE]))
-
-    wsup = wm & shift(white, -dl) & shift(white, -dr)
-    bsup = bm & shift(black, -ul) & shift(black, -ur)
-    score += W[SUPPORT] * (popcount(wsup) - popcount(bsup))
-    score += W[OUTPOST] * (popcount(wsup & T[T_FAR_W]) - popcount(bsup & T[T_FAR_B]))
-
-    left = T[T_LEFT]
-    score -= W[BALANCE] * (abs(popcount(wm & left) - popcount(wm & ~left))
-                           - abs(popcount(bm & left) - popcount(bm & ~left)))
-
-    w1 = shift(wm, ul) & empty
-    w2 = shift(wm, ur) & empty
-    b1 = shift(bm, dl) & empty
-    b2 = shift(bm, dr) & empty
-    score += W[MOB_MAN] * (popcount(w1) + popcount(w2) - popcount(b1) - popcount(b2))
-    wfree = wm & (shift(empty, -ul) | shift(empty, -ur))
-    bfree = bm & (shift(empty, -dl) | shift(empty, -dr))
-    score -= W[BLOCKED] * (popcount(wm & ~wfree) - popcount(bm & ~bfree))
-
-    flying = V[V_FLYING_KING] != 0
-    if wk | bk:
-        score += W[MOB_KING] * (_king_moves(wk, empty, V, flying) - _king_moves(bk, empty, V, flying))
-        score += W[KING_DIAG] * (popcount(wk & T[T_DIAG]) - popcount(bk & T[T_DIAG]))
-
-    occupied = white | black
-    if bk == 0:
-        c = wm & T[T_FAR_W]
-        while c:
-            b = lsb_index(c)
-            c &= c - 1
-            if T[T_CONE_W + b] & occupied == 0:
-                score += race * (W[RUNAWAY] + W[RUN_ROW] * (width - 1 - T[T_RANK + b]))
-    if wk == 0:
-        c = bm & T[T_FAR_B]
-        while c:
-            b = lsb_index(c)
-            c &= c - 1
-            if T[T_CONE_B + b] & occupied == 0:
-                score -= race * (W[RUNAWAY] + W[RUN_ROW] * T[T_RANK + b])
-
-    if score > 0 and bk != 0 and popcount(white) <= 3:
-        score = score // W[DRAW_DIV]
-    elif score < 0 and wk != 0 and popcount(black) <= 3:
-        score = -((-score) // W[DRAW_DIV])
+    score, _ = hand_terms(white, black, kings, V, T, W, 0, 0, race)
+    score = _drawish(score, white, black, kings, W)
     if turn:
         score = -score
     return score + W[TEMPO]

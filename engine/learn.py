@@ -1,12 +1,13 @@
 """Fitting the pattern evaluation to positions: features and logistic regression (numba).
 
 Texel's method: the evaluation's score ``s`` of a position (White's side, hundredths of
-a man, before the drawish-ending scale-down) predicts ``sigmoid(s / K)``; the weights
+a man, with the drawish-ending scale-down as the kernel applies it) predicts
+``sigmoid(s / K)``; the weights
 minimise the squared error against a target in [0, 1] from White's side (the game's
 result, a deeper search's score turned into the same scale, or a blend), plus an L2
 penalty that keeps weights that few positions touch near zero.
 
-The score is linear in the weights (:mod:`engine.patterns`): each position touches, per
+Before that scale-down the score is linear in the weights (:mod:`engine.patterns`): each position touches, per
 window, the entry White reads (+) and the entry Black reads through the turned board
 (-), each weighted by the opening share ``ph`` (opening table) and ``1 - ph`` (endgame
 table), and the dense terms likewise.  Positions are turned into those indices once
@@ -23,44 +24,69 @@ import math
 import numpy as np
 from numba import njit
 
-from .eval import T_B3, T_B3R, T_CONE_B, T_CONE_W, T_DIAG, T_FAR_B, T_FAR_W, T_WIN_OFF, T_WIN_OPP
-from .patterns import NCONFIG, NDENSE, PHASE_ONE, SCALE, dense, layout, phase, window_index, windows
-from .variants import V_BOARD, V_FLYING_KING
+from .bits import popcount
+from .eval import BACK, DRAW_DIV, MAN, ROW, T_B3, T_B3R, T_WIN_OFF, T_WIN_OPP, TEMPO, WEIGHTS, hand_terms
+from .patterns import NCONFIG, NDENSE, PHASE_ONE, SCALE, layout, phase, window_index, windows
+
+# Unit weights: hand_terms(..., UNIT, d * NDENSE, ...) is the count of term d alone.
+UNIT = np.eye(NDENSE, dtype=np.int64).ravel()
+# Men on their back row are counted three times (men, row 0, back rank), and the men on
+# all rows add up to the men: the fit leaves row 0 and the back rank out (their weights
+# stay 0; :func:`start_weights` moves their share to the men and the other rows).
+FIXED = (ROW, BACK)
+
+
+def start_weights() -> np.ndarray:
+    """The hand weights of the dense terms in the fit's form (row 0 and back rank 0)."""
+    w = WEIGHTS[:NDENSE].astype(np.float64)
+    c = w[ROW] + w[BACK]
+    w[MAN] += c
+    w[ROW + 1:ROW + 10] -= c
+    w[ROW] = w[BACK] = 0.0
+    return w
 
 
 @njit(cache=True, nogil=True)
-def _extract(white, black, kings, turn, V, T, nw, start, idx_w, idx_b, feats, ph):
-    flying = V[V_FLYING_KING] != 0
+def _extract(white, black, kings, turn, V, T, nw, start, idx_w, idx_b, feats, ph, dd):
     for i in range(len(white)):
         w, b, k = white[i], black[i], kings[i]
         for x in range(nw):
             iw, ib = window_index(w & ~k, b & ~k, T, T_WIN_OFF, T_WIN_OPP, T_B3, T_B3R, x)
             idx_w[i, x] = iw
             idx_b[i, x] = ib
-        empty = V[V_BOARD] & ~(w | b)
-        for d in range(NDENSE):
-            feats[i, d] = dense(w, b, k, turn[i], empty, V, flying, T[T_DIAG], T[T_FAR_W],
-                                T[T_FAR_B], T, T_CONE_W, T_CONE_B, d)
+        for d in range(0, TEMPO, 2):
+            fa, fb = hand_terms(w, b, k, V, T, UNIT, d * NDENSE, min(d + 1, TEMPO - 1) * NDENSE, 1)
+            feats[i, d] = fa
+            if d + 1 < TEMPO:
+                feats[i, d + 1] = fb
+        feats[i, TEMPO] = 1 if turn[i] == 0 else -1
+        for d in FIXED:
+            feats[i, d] = 0
         ph[i] = phase(w, b, start) / PHASE_ONE
+        # The drawish endings (engine.eval._drawish): 1 if a score for White is cut down,
+        # 2 if a score for Black is.
+        dd[i] = ((1 if b & k and popcount(w) <= 3 else 0)
+                 | (2 if w & k and popcount(b) <= 3 else 0))
 
 
 def extract_features(white, black, kings, turn, variant, tables):
     """The features of each position: (White's window indices, Black's, dense terms,
-    opening share)."""
+    opening share, drawish-ending flags)."""
     n = len(white)
     nw = windows(variant.width)
     idx_w = np.zeros((n, nw), dtype=np.int32)
     idx_b = np.zeros((n, nw), dtype=np.int32)
     feats = np.zeros((n, NDENSE), dtype=np.float64)
     ph = np.zeros(n, dtype=np.float64)
+    dd = np.zeros(n, dtype=np.int8)
     _extract(np.asarray(white, np.int64), np.asarray(black, np.int64),
              np.asarray(kings, np.int64), np.asarray(turn, np.int64), variant.table, tables,
-             nw, 40 if variant.width == 10 else 24, idx_w, idx_b, feats, ph)
-    return idx_w, idx_b, feats, ph
+             nw, 40 if variant.width == 10 else 24, idx_w, idx_b, feats, ph, dd)
+    return idx_w, idx_b, feats, ph, dd
 
 
 @njit(cache=True, nogil=True)
-def _score(i, idx_w, idx_b, feats, ph, theta, eg_w, op_d, eg_d):
+def _raw(i, idx_w, idx_b, feats, ph, theta, eg_w, op_d, eg_d):
     a = ph[i]
     s = 0.0
     for x in range(idx_w.shape[1]):
@@ -73,6 +99,24 @@ def _score(i, idx_w, idx_b, feats, ph, theta, eg_w, op_d, eg_d):
     return s
 
 
+DIV = float(WEIGHTS[DRAW_DIV])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _shrink(s, flags):
+    """The factor the drawish-ending rule puts on a score ``s`` (1 or 1/DRAW_DIV)."""
+    if (s > 0 and flags & 1) or (s < 0 and flags & 2):
+        return 1.0 / DIV
+    return 1.0
+
+
+@njit(cache=True, nogil=True)
+def _score(i, idx_w, idx_b, feats, ph, dd, theta, eg_w, op_d, eg_d):
+    """The score of position ``i`` from White's side, as the kernel computes it."""
+    s = _raw(i, idx_w, idx_b, feats, ph, theta, eg_w, op_d, eg_d)
+    return s * _shrink(s, dd[i])
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _step(theta, g2, j, grad, lr, l2):
     grad += l2 * theta[j]
@@ -81,14 +125,15 @@ def _step(theta, g2, j, grad, lr, l2):
 
 
 @njit(cache=True, nogil=True)
-def _epoch(idx_w, idx_b, feats, ph, target, order, theta, g2, eg_w, op_d, eg_d, k, lr, l2):
+def _epoch(idx_w, idx_b, feats, ph, dd, target, order, theta, g2, eg_w, op_d, eg_d, k, lr, l2):
     total = 0.0
     for i in order:
-        s = _score(i, idx_w, idx_b, feats, ph, theta, eg_w, op_d, eg_d)
-        p = 1.0 / (1.0 + math.exp(-s / k))
+        s = _raw(i, idx_w, idx_b, feats, ph, theta, eg_w, op_d, eg_d)
+        sh = _shrink(s, dd[i])
+        p = 1.0 / (1.0 + math.exp(-s * sh / k))
         err = p - target[i]
         total += err * err
-        gs = 2.0 * err * p * (1.0 - p) / k
+        gs = 2.0 * err * p * (1.0 - p) * sh / k
         a = ph[i]
         for x in range(idx_w.shape[1]):
             base = x * NCONFIG
@@ -109,10 +154,10 @@ def _epoch(idx_w, idx_b, feats, ph, target, order, theta, g2, eg_w, op_d, eg_d, 
 
 
 @njit(cache=True, nogil=True)
-def _loss(idx_w, idx_b, feats, ph, target, theta, eg_w, op_d, eg_d, k):
+def _loss(idx_w, idx_b, feats, ph, dd, target, theta, eg_w, op_d, eg_d, k):
     total = 0.0
     for i in range(len(target)):
-        s = _score(i, idx_w, idx_b, feats, ph, theta, eg_w, op_d, eg_d)
+        s = _score(i, idx_w, idx_b, feats, ph, dd, theta, eg_w, op_d, eg_d)
         err = 1.0 / (1.0 + math.exp(-s / k)) - target[i]
         total += err * err
     return total / max(len(target), 1)
@@ -121,25 +166,25 @@ def _loss(idx_w, idx_b, feats, ph, target, theta, eg_w, op_d, eg_d, k):
 class Fit:
     """The weights being fitted for one board width, in hundredths of a man (floats)."""
 
-    def __init__(self, width: int, k: float = 200.0, lr: float = 2.0, l2: float = 1e-4,
-                 men: float = 100.0, kings: float = 300.0):
+    def __init__(self, width: int, k: float = 200.0, lr: float = 2.0, l2: float = 1e-4):
         _, self.eg_w, self.op_d, self.eg_d, n = layout(width)
         self.width = width
         self.theta = np.zeros(n, dtype=np.float64)
-        self.theta[self.op_d] = self.theta[self.eg_d] = men      # a start near the truth
-        self.theta[self.op_d + 1] = self.theta[self.eg_d + 1] = kings
+        # The start: the hand evaluation (its terms with its weights, empty windows).
+        self.theta[self.op_d:self.op_d + NDENSE] = start_weights()
+        self.theta[self.eg_d:self.eg_d + NDENSE] = start_weights()
         self.g2 = np.zeros(n, dtype=np.float64)
         self.k, self.lr, self.l2 = float(k), float(lr), float(l2)
 
     def epoch(self, data, target, order) -> float:
         """One pass over the positions in ``order``; the mean squared error seen."""
-        idx_w, idx_b, feats, ph = data
-        return float(_epoch(idx_w, idx_b, feats, ph, target, order, self.theta, self.g2,
+        idx_w, idx_b, feats, ph, dd = data
+        return float(_epoch(idx_w, idx_b, feats, ph, dd, target, order, self.theta, self.g2,
                             self.eg_w, self.op_d, self.eg_d, self.k, self.lr, self.l2))
 
     def loss(self, data, target) -> float:
-        idx_w, idx_b, feats, ph = data
-        return float(_loss(idx_w, idx_b, feats, ph, target, self.theta, self.eg_w,
+        idx_w, idx_b, feats, ph, dd = data
+        return float(_loss(idx_w, idx_b, feats, ph, dd, target, self.theta, self.eg_w,
                            self.op_d, self.eg_d, self.k))
 
     def block(self) -> np.ndarray:

@@ -15,10 +15,12 @@ board turned 180 degrees (the opposite window, its code reversed, colours swappe
 The score is their difference, so a position and its mirror with colours swapped
 score the negation of each other.
 
-Dense terms (White's count minus Black's): men, kings, runaway men (a man in the far
-half with an empty cone ahead while the other side has no king), kings on the long
-diagonal, king mobility, and the side to move.  Every weight has an opening and an
-endgame value, blended by the number of pieces on the board.
+Dense terms: every term of the hand evaluation (``engine.eval.hand_terms``: material,
+advancement by row, back rank, centre, support, outposts, balance, blocked men,
+mobility, runaway men, kings on the long diagonal; and the side to move) with learned
+weights, so that the windows only have to learn what those terms miss; a fit starts
+from the hand weights.  Every weight has an opening and an endgame value, blended by
+the number of pieces on the board.
 
 The weights ride in the evaluation's weight array after the hand weights
 (``W[LEARNED]`` holds the number of windows, 0 for the hand evaluation), laid out by
@@ -30,13 +32,10 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from .bits import lsb_index, popcount
-from .movegen import king_quiet_count
+from .bits import popcount
 
 NCONFIG = 6561                         # 3^8 contents of a window
-D_MEN, D_KINGS, D_RUNAWAY, D_KING_DIAG, D_KING_MOB, D_TEMPO = range(6)
-NDENSE = 6
-DENSE_NAMES = ("men", "kings", "runaway", "king-diagonal", "king-mobility", "tempo")
+NDENSE = 24                            # the hand terms engine.eval.MAN .. TEMPO
 SCALE = 16
 PHASE_ONE = 256                        # phase: 256 with all start pieces, 0 with none
 
@@ -104,44 +103,3 @@ def phase(white, black, start):
     """The opening share of the blend, 0..PHASE_ONE, from the pieces left of ``start``."""
     n = popcount(white | black)
     return PHASE_ONE if n >= start else (PHASE_ONE * n) // start
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _runaways(men, occupied, T, t_cone):
-    """Men with nothing in the cone ahead of them (``T[t_cone + bit]``)."""
-    n = 0
-    while men:
-        b = lsb_index(men)
-        men &= men - 1
-        if T[t_cone + b] & occupied == 0:
-            n += 1
-    return n
-
-
-@njit(cache=True, nogil=True)
-def dense(white, black, kings, turn, empty, V, flying, diag, far_w, far_b, T, t_cone_w,
-          t_cone_b, d):
-    """Dense term ``d`` from White's side (White's count minus Black's)."""
-    wm = white & ~kings
-    bm = black & ~kings
-    wk = white & kings
-    bk = black & kings
-    if d == D_MEN:
-        return popcount(wm) - popcount(bm)
-    if d == D_KINGS:
-        return popcount(wk) - popcount(bk)
-    if d == D_RUNAWAY:
-        occupied = white | black
-        run = 0
-        if bk == 0:
-            run += _runaways(wm & far_w, occupied, T, t_cone_w)
-        if wk == 0:
-            run -= _runaways(bm & far_b, occupied, T, t_cone_b)
-        return run
-    if d == D_KING_DIAG:
-        return popcount(wk & diag) - popcount(bk & diag)
-    if d == D_KING_MOB:
-        if wk | bk:
-            return king_quiet_count(wk, empty, V, flying) - king_quiet_count(bk, empty, V, flying)
-        return 0
-    return 1 if turn == 0 else -1

@@ -32,7 +32,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="share of the search score in the target (default 0.5)")
     p.add_argument("--k", type=float, default=200.0,
                    help="score (hundredths of a man) of a 73%% expected result (default 200)")
-    p.add_argument("--lr", type=float, default=1.0, help="AdaGrad step (default 1.0)")
+    p.add_argument("--lr", type=float, default=10.0, help="AdaGrad step (default 10)")
     p.add_argument("--l2", type=float, default=1e-4, help="L2 penalty of pattern weights")
     p.add_argument("--valid", type=float, default=0.05, help="share of games held out")
     p.add_argument("--seed", type=int, default=1)
