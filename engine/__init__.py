@@ -6,8 +6,48 @@ the one lazy loader of the project.  Reading a numba-free name (the variants, th
 search options) does not import numba, so the Hub front end can declare its
 parameters at once and load the kernels later, by touching a kernel-backed name
 (:func:`load`) in a background thread.
+
+One exception to "no I/O", before any kernel is compiled: numba's cache
+(``cache=True``) checks only the file of the function it compiled, so a kernel that
+calls a kernel of another file that has changed would load stale machine code (it
+happened: a search kernel kept an old evaluation).  The cache therefore lives in a
+directory named by a digest of this package's sources, under the user's cache
+directory (``NUMBA_CACHE_DIR``, when set, is left alone); directories of other digests
+unused for a day are removed.
 """
+import hashlib
+import os
+import shutil
+import sys
+import time
 from importlib import import_module
+from pathlib import Path
+
+
+def _key_the_compile_cache() -> None:
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    here = Path(__file__).resolve().parent
+    try:
+        digest = hashlib.sha1()
+        for path in sorted(here.glob("*.py")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rafle"
+        mine = base / f"numba-{digest.hexdigest()[:16]}"
+        mine.mkdir(parents=True, exist_ok=True)
+        os.utime(mine)
+        for other in base.glob("numba-*"):
+            if other != mine and time.time() - other.stat().st_mtime > 86400:
+                shutil.rmtree(other, ignore_errors=True)
+    except OSError:
+        return                  # numba's own place (__pycache__), as before
+    os.environ["NUMBA_CACHE_DIR"] = str(mine)
+    numba = sys.modules.get("numba")
+    if numba is not None:             # imported before us: it has read its settings
+        numba.config.CACHE_DIR = str(mine)
+
+
+_key_the_compile_cache()
 
 _EXPORTS = {
     "errors": ("BadInput",),

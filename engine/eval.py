@@ -40,7 +40,7 @@ from numba import njit
 
 from .bits import lsb_index, popcount
 from .movegen import king_quiet_count as _king_moves, shift
-from .patterns import B3, B3R, NCONFIG, NDENSE, PHASE_ONE, SCALE, phase, window_index, window_tables
+from .patterns import B3, B3R, NCONFIG, NDENSE, PHASE_ONE, SCALE, band, code, phase, row_bits
 from .variants import (
     KG_BREAKTHROUGH, KG_LOSING, V_BOARD, V_FLYING_KING, V_GOAL, V_SHIFT_DL, V_SHIFT_DR,
     V_SHIFT_UL, V_SHIFT_UR, V_WIDTH,
@@ -95,8 +95,7 @@ T_FAR_B = 24
 T_CONE_W = 32      # +bit: squares ahead of a white man on bit, widening one column per row
 T_CONE_B = 96
 T_RANK = 160       # +bit: row number from the top (0 = row of square 1)
-T_WIN_OFF = 224    # +4w+j: pattern windows (engine.patterns): bit of row j's left square
-T_WIN_OPP = 336    # +w: the window opposite w on the board turned 180 degrees
+T_ROWS = 224       # +r: the bit of row r's first square (engine.patterns.band)
 T_B3 = 364         # +code: an 8-bit window code in base 3
 T_B3R = 620        # +code: the same, the code read backwards
 N_TABLE = 876
@@ -104,7 +103,7 @@ N_TABLE = 876
 # The learned evaluation's weights follow the hand weights in the same array:
 LEARNED = N_WEIGHTS        # W[LEARNED]: number of pattern windows; 0 = hand evaluation
 LEARNED_START = N_WEIGHTS + 1   # W[LEARNED_START]: pieces at the start (the phase's 100%)
-LEARNED_AT = N_WEIGHTS + 2      # the weight block of engine.patterns.layout
+LEARNED_AT = N_WEIGHTS + 2      # the packed weight block (engine.weights.learned)
 
 
 def square_coords(width: int, square: int) -> tuple[int, int]:
@@ -141,9 +140,7 @@ def _tables(width: int) -> np.ndarray:
                 T[T_CONE_W + bit[s]] |= 1 << bit[s2]
             if r2 > row and abs(c2 - col) <= r2 - row:
                 T[T_CONE_B + bit[s]] |= 1 << bit[s2]
-    offsets, opposite = window_tables(width)
-    T[T_WIN_OFF:T_WIN_OFF + offsets.size] = offsets.ravel()
-    T[T_WIN_OPP:T_WIN_OPP + len(opposite)] = opposite
+    T[T_ROWS:T_ROWS + width] = row_bits(width)
     T[T_B3:T_B3 + 256] = B3
     T[T_B3R:T_B3R + 256] = B3R
     T.flags.writeable = False
@@ -283,20 +280,30 @@ def hand_terms(white, black, kings, V, T, W, a, b, race):
 def _evaluate_learned(white, black, kings, turn, V, T, W):
     """The pattern evaluation (engine.patterns) for the side to move: the windows, and
     the hand terms with learned opening and endgame weights."""
+    # Each window entry holds its opening weight times 2^32 plus its endgame weight, so
+    # one read a window side and one sum give both: the endgame sum is the low 32 bits
+    # (signed), the opening sum the rest.
     nw = W[LEARNED]
-    op_w = LEARNED_AT
-    eg_w = op_w + nw * NCONFIG
-    op_d = eg_w + nw * NCONFIG
+    op_d = LEARNED_AT + nw * NCONFIG
     eg_d = op_d + NDENSE
     wm = white & ~kings
     bm = black & ~kings
-    op = 0
-    eg = 0
-    for w in range(nw):
-        iw, ib = window_index(wm, bm, T, T_WIN_OFF, T_WIN_OPP, T_B3, T_B3R, w)
-        at = w * NCONFIG
-        op += W[op_w + at + iw] - W[op_w + at + ib]
-        eg += W[eg_w + at + iw] - W[eg_w + at + ib]
+    width = V[V_WIDTH]
+    half = width // 2
+    mask = (1 << half) - 1
+    per = half - 1
+    acc = 0
+    for r0 in range(width - 3):          # engine.patterns.window_indices, summed
+        rw = band(wm, T, T_ROWS, r0, mask)
+        rb = band(bm, T, T_ROWS, r0, mask)
+        for c in range(per):
+            cw = code(rw, c)
+            cb = code(rb, c)
+            u = r0 * per + c
+            acc += (W[LEARNED_AT + u * NCONFIG + T[T_B3 + cw] + 2 * T[T_B3 + cb]]
+                    - W[LEARNED_AT + (nw - 1 - u) * NCONFIG + T[T_B3R + cb] + 2 * T[T_B3R + cw]])
+    eg = ((acc & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
+    op = (acc - eg) >> 32
     dop, deg = hand_terms(white, black, kings, V, T, W, op_d, eg_d, 1)
     side = 1 if turn == 0 else -1
     op += dop + side * W[op_d + TEMPO]

@@ -25,8 +25,9 @@ import numpy as np
 from numba import njit
 
 from .bits import popcount
-from .eval import BACK, DRAW_DIV, MAN, ROW, T_B3, T_B3R, T_WIN_OFF, T_WIN_OPP, TEMPO, WEIGHTS, hand_terms
-from .patterns import NCONFIG, NDENSE, PHASE_ONE, SCALE, layout, phase, window_index, windows
+from .eval import BACK, DRAW_DIV, MAN, ROW, T_B3, T_B3R, T_ROWS, TEMPO, WEIGHTS, hand_terms
+from .patterns import NCONFIG, NDENSE, PHASE_ONE, SCALE, layout, phase, window_indices, windows
+from .variants import V_WIDTH
 
 # Unit weights: hand_terms(..., UNIT, d * NDENSE, ...) is the count of term d alone.
 UNIT = np.eye(NDENSE, dtype=np.int64).ravel()
@@ -50,10 +51,7 @@ def start_weights() -> np.ndarray:
 def _extract(white, black, kings, turn, V, T, nw, start, idx_w, idx_b, feats, ph, dd):
     for i in range(len(white)):
         w, b, k = white[i], black[i], kings[i]
-        for x in range(nw):
-            iw, ib = window_index(w & ~k, b & ~k, T, T_WIN_OFF, T_WIN_OPP, T_B3, T_B3R, x)
-            idx_w[i, x] = iw
-            idx_b[i, x] = ib
+        window_indices(w & ~k, b & ~k, T, T_ROWS, T_B3, T_B3R, V[V_WIDTH], idx_w[i], idx_b[i])
         for d in range(0, TEMPO, 2):
             fa, fb = hand_terms(w, b, k, V, T, UNIT, d * NDENSE, min(d + 1, TEMPO - 1) * NDENSE, 1)
             feats[i, d] = fa

@@ -5,8 +5,10 @@ A window is 4 rows by 4 columns of the board, starting at an even column; it hol
 10x10 board has 7 x 4 = 28 windows (rows 0-6, columns 0, 2, 4, 6), the 8x8 board
 5 x 3 = 15.  The men of one colour in a window read as an 8-bit code (row by row from
 the top, left square first), so a window's contents is one of 3^8 = 6561 indices,
-``B3[own] + 2 * B3[opponent]`` (``B3`` turns 8 bits into base-3 digits): four shifts
-and two table look-ups a window, no loop over squares.  Kings count as empty squares
+``B3[own] + 2 * B3[opponent]`` (``B3`` turns 8 bits into base-3 digits).  The four rows
+of a band of windows are taken once, a row per byte (:func:`band`); each window's code
+is then a shift, a mask and three shifts (:func:`code`), and its index two table
+look-ups: no loop over squares.  Kings count as empty squares
 in windows: they are material and dense terms of their own.
 
 Colour symmetry by construction: White's side of the score reads each window's
@@ -52,21 +54,11 @@ def layout(width: int) -> tuple[int, int, int, int, int]:
     return 0, nw, 2 * nw, 2 * nw + NDENSE, 2 * nw + 2 * NDENSE
 
 
-@lru_cache(maxsize=None)
-def window_tables(width: int) -> tuple[np.ndarray, np.ndarray]:
-    """(offsets, opposite): ``offsets[w, j]`` is the bit of the left square of row ``j``
-    of window ``w``; ``opposite[w]`` the window the board turned 180 degrees puts there."""
+def row_bits(width: int) -> list[int]:
+    """The bit of each row's first square (rows from the top; a row's squares are
+    consecutive bits, left to right)."""
     half = width // 2
-    index = {(r0, c0): i for i, (r0, c0) in enumerate(
-        (r, c) for r in range(width - 3) for c in range(0, width - 3, 2))}
-    offsets = np.zeros((len(index), 4), dtype=np.int64)
-    opposite = np.zeros(len(index), dtype=np.int64)
-    for (r0, c0), w in index.items():
-        for j in range(4):
-            k = (r0 + j) * half + c0 // 2          # layout square - 1 of the left square
-            offsets[w, j] = k + k // width
-        opposite[w] = index[(width - 4 - r0, width - 4 - c0)]
-    return offsets, opposite
+    return [r * half + (r * half) // width for r in range(width)]
 
 
 def _base3() -> tuple[np.ndarray, np.ndarray]:
@@ -82,20 +74,41 @@ B3, B3R = _base3()
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _code(bb, T, at):
-    """The 8-bit code of ``bb`` in the window whose row offsets are ``T[at..at+3]``."""
-    return (((bb >> T[at]) & 3) | (((bb >> T[at + 1]) & 3) << 2)
-            | (((bb >> T[at + 2]) & 3) << 4) | (((bb >> T[at + 3]) & 3) << 6))
+def band(bb, T, t_rows, r0, mask):
+    """Rows ``r0 .. r0+3`` of ``bb``, one row (``mask``: its squares) per byte."""
+    return (((bb >> T[t_rows + r0]) & mask) | (((bb >> T[t_rows + r0 + 1]) & mask) << 8)
+            | (((bb >> T[t_rows + r0 + 2]) & mask) << 16)
+            | (((bb >> T[t_rows + r0 + 3]) & mask) << 24))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def code(rows, c):
+    """The 8-bit code of the window at squares ``c, c+1`` of each row of a band: two
+    bits per row, gathered from the four bytes by three shifts."""
+    x = (rows >> c) & 0x03030303
+    return (x | (x >> 6) | (x >> 12) | (x >> 18)) & 0xFF
 
 
 @njit(cache=True, nogil=True)
-def window_index(wm, bm, T, t_off, t_opp, t_b3, t_b3r, w):
-    """(White's index, Black's index) of window ``w``'s weights (men only)."""
-    at = t_off + 4 * w
-    white = T[t_b3 + _code(wm, T, at)] + 2 * T[t_b3 + _code(bm, T, at)]
-    at = t_off + 4 * T[t_opp + w]
-    black = T[t_b3r + _code(bm, T, at)] + 2 * T[t_b3r + _code(wm, T, at)]
-    return white, black
+def window_indices(wm, bm, T, t_rows, t_b3, t_b3r, width, out_w, out_b):
+    """Every window's (White's, Black's) index of its weights, into ``out_w``/``out_b``.
+
+    Windows are numbered row band by row band, left to right, so the window the turned
+    board puts on window ``u`` is ``nw - 1 - u``: Black reads window ``nw - 1 - u``'s
+    weights with the codes of ``u`` reversed and the colours swapped."""
+    half = width // 2
+    mask = (1 << half) - 1
+    per = half - 1
+    nw = (width - 3) * per
+    for r0 in range(width - 3):
+        rw = band(wm, T, t_rows, r0, mask)
+        rb = band(bm, T, t_rows, r0, mask)
+        for c in range(per):
+            cw = code(rw, c)
+            cb = code(rb, c)
+            u = r0 * per + c
+            out_w[u] = T[t_b3 + cw] + 2 * T[t_b3 + cb]
+            out_b[nw - 1 - u] = T[t_b3r + cb] + 2 * T[t_b3r + cw]
 
 
 @njit(cache=True, nogil=True)

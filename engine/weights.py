@@ -43,13 +43,23 @@ def shipped(variant) -> Path:
     return DATA / f"weights-{variant.name}.npz"
 
 
+LIMIT = 1 << 24      # a window weight's bound: 56 of them sum inside 32 bits
+
+
 def learned(block: np.ndarray, width: int, name: str) -> Evaluation:
-    """The weight array of a learned evaluation: hand weights, then the pattern block."""
-    out = np.zeros(LEARNED_AT + len(block), dtype=np.int64)
+    """The weight array of a learned evaluation: the hand weights, then the windows'
+    weights packed in pairs (opening * 2^32 + endgame, one read for both), then the
+    dense weights (opening, endgame)."""
+    _, eg_w, op_d, _, size = layout(width)
+    block = np.asarray(block, dtype=np.int64)
+    op = np.clip(block[:eg_w], -LIMIT, LIMIT)
+    eg = np.clip(block[eg_w:op_d], -LIMIT, LIMIT)
+    out = np.zeros(LEARNED_AT + eg_w + size - op_d, dtype=np.int64)
     out[:N_WEIGHTS] = WEIGHTS
     out[LEARNED] = windows(width)
     out[LEARNED_START] = 40 if width == 10 else 24
-    out[LEARNED_AT:] = block
+    out[LEARNED_AT:LEARNED_AT + eg_w] = op * (1 << 32) + eg
+    out[LEARNED_AT + eg_w:] = block[op_d:]
     out.flags.writeable = False
     return Evaluation(out, name)
 

@@ -82,13 +82,17 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--threshold", choices=("true", "false"), help="threshold pruning on or off")
     ap.add_argument("--margin", type=int, help="threshold-margin")
     ap.add_argument("--interval", type=int, help="threshold-interval")
+    ap.add_argument("--eval", choices=("learned", "hand"), help="the evaluation (default: learned where "
+                    "Rafle ships weights)")
+    ap.add_argument("--weights", help="search with this weight file")
     ap.add_argument("--dame", action="store_true", help="also search the positions with dame-rs")
     args = ap.parse_args(argv)
     if args.depth < 1:
         ap.error("--depth must be at least 1")
     options = {}
     for name, value in (("threshold", args.threshold), ("threshold-margin", args.margin),
-                        ("threshold-interval", args.interval)):
+                        ("threshold-interval", args.interval), ("eval", args.eval),
+                        ("weights", args.weights)):
         if value is not None:
             options[name] = str(value)
 

@@ -57,7 +57,8 @@ def test_train_recovers_known_weights(tmp_path, capsys):
     assert "epoch 8: training loss" in printed and "validation loss" in printed
     e = wt.load(out, v)
     assert e.name == "synthetic-1"
-    block = e.weights[ev.LEARNED_AT:] / SCALE
+    with np.load(out) as f:
+        block = f["block"] / SCALE
     _, _, op_d, eg_d, _ = layout(10)
     for got, true in ((block[op_d:op_d + NDENSE], TRUE_OPENING),
                       (block[eg_d:eg_d + NDENSE], TRUE_ENDGAME)):

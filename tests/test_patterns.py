@@ -205,7 +205,11 @@ def test_a_weight_file_loads_and_a_bad_one_is_named(tmp_path):
     good = tmp_path / "w.npz"
     np.savez_compressed(good, block=block, width=10, version="test-1", variant="international")
     e = wt.load(good, v)
-    assert e.name == "test-1" and (e.weights[ev.LEARNED_AT:] == block).all()
+    _, eg_w, op_d, _, _ = layout(10)
+    packed = e.weights[ev.LEARNED_AT:]
+    assert e.name == "test-1" and (packed[eg_w:] == block[op_d:]).all()
+    wide = block.astype(np.int64)
+    assert (packed[:eg_w] == wide[:eg_w] * 2 ** 32 + wide[eg_w:op_d]).all()
     for bad, message in (
             (b"not a zip file at all", "cannot read the weight file"),
             (None, "8x8 board"),
