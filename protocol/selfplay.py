@@ -2,8 +2,8 @@
 
     rafle selfplay --games 2000 --nodes 3000 --out selfplay.npz [--jobs 2] [--seed 1]
 
-Each game starts from one of the balanced openings (international; a few random plies
-from the start in other variants), then ``--random-plies`` random moves for variety,
+Each game starts from one of the variant's balanced openings (the match runner's built-in
+sets: international, Russian, English, Frisian; the start position in other variants), then ``--random-plies`` random moves for variety,
 then Rafle plays both sides at a fixed node budget per move (deterministic for a seed).
 Every position where neither side has a capture pending (a quiet position: the static
 evaluation means something there) is kept with the search's score and the game's result,
@@ -26,10 +26,10 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
 
-from engine import (INTERNATIONAL, BadInput, Game, Limits, Position, Searcher, get_variant,
+from engine import (BadInput, Game, Limits, Position, Searcher, get_variant,
                     legal_moves)
 
-from .match.openings import BUILTIN, parse_opening
+from .match.openings import builtin, parse_opening
 
 MAX_PLIES = 400
 CLIP = 2000            # scores beyond (won or lost games) are kept at this size
@@ -127,9 +127,9 @@ def main(argv: list[str]) -> int:
         if not 1 <= args.games <= 10_000_000 or not 1 <= args.nodes <= 10 ** 9:
             raise BadInput("--games and --nodes must be positive")
         openings = []
-        if variant is INTERNATIONAL:
+        if builtin(variant) is not None:
             openings = [line.split("#", 1)[0].strip() for line in
-                        BUILTIN.read_text(encoding="utf-8").splitlines()]
+                        builtin(variant).read_text(encoding="utf-8").splitlines()]
             openings = [o for o in openings if o]
     except BadInput as exc:
         print(f"rafle selfplay: {exc}", file=sys.stderr)

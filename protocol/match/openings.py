@@ -20,7 +20,14 @@ from pathlib import Path
 from engine import (INTERNATIONAL, BadInput, Move, Position, Variant, move_from_pdn, play,
                     pos_from_fen, start_position)
 
-BUILTIN = Path(__file__).resolve().parent / "data" / "openings-10x10.txt"
+DATA = Path(__file__).resolve().parent / "data"
+BUILTIN = DATA / "openings-10x10.txt"
+
+
+def builtin(variant: Variant) -> Path | None:
+    """The shipped balanced openings of ``variant`` (None if it has none)."""
+    path = BUILTIN if variant is INTERNATIONAL else DATA / f"openings-{variant.name}.txt"
+    return path if path.is_file() else None
 
 
 @dataclass(frozen=True)
@@ -59,14 +66,16 @@ def parse_opening(text: str, variant: Variant = INTERNATIONAL) -> Opening:
 
 
 def load_openings(path: str | Path, variant: Variant = INTERNATIONAL) -> list[Opening]:
-    """Every opening in the file ``path`` (``builtin`` = the shipped international set,
+    """Every opening in the file ``path`` (``builtin`` = the variant's shipped set,
     ``startpos`` = just the initial position)."""
     if str(path) == "startpos":
         return [Opening(start_position(variant), (), "startpos")]
-    if str(path) == "builtin" and variant is not INTERNATIONAL:
-        raise BadInput(f"the built-in openings are for international draughts; give "
-                       f"--openings FILE or startpos for {variant.name}")
-    path = BUILTIN if str(path) == "builtin" else Path(path)
+    if str(path) == "builtin":
+        path = builtin(variant)
+        if path is None:
+            raise BadInput(f"Rafle has no built-in openings for {variant.name}; give "
+                           f"--openings FILE or startpos")
+    path = Path(path)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as e:

@@ -24,7 +24,7 @@ from engine import (INTERNATIONAL, WHITE, BadInput, Game, get_variant, move_from
 
 from ..hub.client import EngineError, HubClient
 from .elo import Sprt
-from .openings import Opening, load_openings
+from .openings import Opening, builtin, load_openings
 from .score import GameResult, Score
 
 
@@ -89,7 +89,7 @@ class Match:
                   else []) + args.option
         self.options = [dict(common + args.option1), dict(common + args.option2)]
         self.limits = self._limits(args)
-        openings = args.openings or ("builtin" if self.variant is INTERNATIONAL else "startpos")
+        openings = args.openings or ("builtin" if builtin(self.variant) else "startpos")
         self.openings: list[Opening] = load_openings(openings, self.variant)
         self.score = Score(self.names, args.games, Sprt.parse(args.sprt) if args.sprt else None)
         self.stats = self.score.stats
@@ -398,8 +398,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", default="international",
                    help="variant (sent to both engines as the Hub 'variant' parameter)")
     p.add_argument("--openings",
-                   help="file of openings (FEN or moves per line), 'builtin' (the default "
-                        "for international) or 'startpos' (the default for other variants)")
+                   help="file of openings (FEN or moves per line), 'builtin' (the default: "
+                        "the variant's balanced openings, for international, russian, english "
+                        "and frisian) or 'startpos' (the default for the other variants)")
     p.add_argument("--max-plies", type=int, default=0,
                    help="adjudicate a draw after this many plies (default: never)")
     p.add_argument("--sprt", help="elo0,elo1[,alpha,beta]: stop when the SPRT decides")
