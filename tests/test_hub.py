@@ -27,6 +27,7 @@ from engine import (
     VARIANTS, get_variant, legal_moves, move_from_hub, move_to_hub, parse_position, play,
     pos_to_fen, pos_to_hub, start_position,
 )
+from engine import weights
 from engine.search import Limits, Searcher
 from perft.suite import load_reference
 from hub_transcript import HubTranscript, Lines
@@ -37,6 +38,8 @@ WAIT = 60.0  # seconds before a missing line counts as a hang
 # The first `init` may compile every kernel: CI installs the package, so the subprocess has
 # its own (empty) numba cache, beside the installed sources.
 INIT_WAIT = 900.0
+# The weights international draughts plays with: the shipped file's version.
+SHIPPED_EVAL = weights.check(weights.shipped(get_variant("international")))
 
 INFO = re.compile(r'info depth=\d+ mean-depth=\d+\.\d score=-?\d+\.\d\d nodes=\d+'
                   r'( time=\d+\.\d{3})?( nps=\d+\.\d)? pv="[^"]+"')
@@ -73,7 +76,7 @@ def hub():
     engine.send("hub")
     engine.read_until("wait")
     engine.send("init")
-    assert engine.read_until("ready", INIT_WAIT) == ["init eval=hand", "ready"]
+    assert engine.read_until("ready", INIT_WAIT) == [f"init eval={SHIPPED_EVAL}", "ready"]
     yield engine
     engine.send("quit")
     assert engine.close() == 0
@@ -165,7 +168,7 @@ def test_set_param_is_silent_before_and_after_init():
         wrong += [f"set-param name={o.name} value=None", f"set-param name={o.name} value=x!y",
                   f"set-param name={o.name} value={o.default}"]
     engine.send(*wrong, "init")
-    assert engine.read_until("ready", INIT_WAIT) == ["init eval=hand", "ready"]
+    assert engine.read_until("ready", INIT_WAIT) == [f"init eval={SHIPPED_EVAL}", "ready"]
     assert engine.exchange(*wrong) == []
     assert engine.exchange("new-game") == []
     engine.send("pos start")
