@@ -2,20 +2,20 @@
 
 Texel's method: the evaluation's score ``s`` of a position (White's side, hundredths of
 a man, with the drawish-ending scale-down as the kernel applies it) predicts
-``sigmoid(s / K)``; the weights
-minimise the squared error against a target in [0, 1] from White's side (the game's
-result, a deeper search's score turned into the same scale, or a blend), plus an L2
-penalty that keeps weights that few positions touch near zero.
+``sigmoid(s / K)``; the weights minimise the squared error against a target in [0, 1]
+from White's side (the game's result, a deeper search's score turned into the same
+scale, or a blend), plus an L2 penalty that keeps weights that few positions touch
+near zero.
 
-Before that scale-down the score is linear in the weights (:mod:`engine.patterns`): each position touches, per
-window, the entry White reads (+) and the entry Black reads through the turned board
-(-), each weighted by the opening share ``ph`` (opening table) and ``1 - ph`` (endgame
-table), and the dense terms likewise.  Positions are turned into those indices once
-(:func:`extract_features`); an epoch then visits them in a given order and updates the weights
-each touches with AdaGrad steps (a step per weight shrinking with the gradients it has
-seen: rare window contents keep learning while common ones settle).  The model is
-colour-symmetric by construction, so a colour-flipped copy of a position would teach
-it nothing new: no flip augmentation is needed.
+Before that scale-down the score is linear in the weights (:mod:`engine.patterns`):
+each position touches, per window, the entry White reads (+) and the entry Black reads
+through the turned board (-), each weighted by the opening share ``ph`` (opening table)
+and ``1 - ph`` (endgame table), and the dense terms likewise.  Positions are turned into
+those indices once (:func:`extract_features`); an epoch then visits them in a given
+order and updates the weights each touches with AdaGrad steps (a step per weight
+shrinking with the gradients it has seen: rare window contents keep learning while
+common ones settle).  The model is colour-symmetric by construction, so a colour-flipped
+copy of a position would teach it nothing new: no flip augmentation is needed.
 
 Everything here works on arrays; reading and writing files is ``rafle train``'s job.
 """
@@ -52,11 +52,8 @@ def _extract(white, black, kings, turn, V, T, nw, start, idx_w, idx_b, feats, ph
     for i in range(len(white)):
         w, b, k = white[i], black[i], kings[i]
         window_indices(w & ~k, b & ~k, T, T_ROWS, T_B3, T_B3R, V[V_WIDTH], idx_w[i], idx_b[i])
-        for d in range(0, TEMPO, 2):
-            fa, fb = hand_terms(w, b, k, V, T, UNIT, d * NDENSE, min(d + 1, TEMPO - 1) * NDENSE, 1)
-            feats[i, d] = fa
-            if d + 1 < TEMPO:
-                feats[i, d + 1] = fb
+        for d in range(TEMPO):
+            feats[i, d] = hand_terms(w, b, k, V, T, UNIT, d * NDENSE, d * NDENSE, 1)[0]
         feats[i, TEMPO] = 1 if turn[i] == 0 else -1
         for d in FIXED:
             feats[i, d] = 0
