@@ -16,6 +16,7 @@ import sys
 import pytest
 
 from engine import BadInput, get_variant, legal_moves, move_from_hub, parse_position
+from engine import weights
 from engine.game import Game
 from engine.pdn import read_pdn
 from engine.search import Limits, Searcher
@@ -77,7 +78,7 @@ def hub():
     engine.send("hub")
     engine.read_until("wait")
     engine.send("set-param name=variant value=frisian", "init")
-    assert engine.read_until("ready", INIT_WAIT) == ["init eval=hand", "ready"]
+    assert engine.read_until("ready", INIT_WAIT) == [f"init eval={weights.check(weights.shipped(get_variant('frisian')))}", "ready"]
     yield engine
     engine.send("quit")
     assert engine.close() == 0
