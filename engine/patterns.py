@@ -29,7 +29,6 @@ The weights ride in the evaluation's weight array after the hand weights
 :func:`layout`, in units of 1/``SCALE`` of a hundredth of a man.  They are fitted by
 ``rafle train`` (:mod:`engine.learn`) and ship as ``engine/data/weights-*.npz``.
 """
-from functools import lru_cache
 
 import numpy as np
 from numba import njit
