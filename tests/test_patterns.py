@@ -264,3 +264,28 @@ def test_hand_weights_and_empty_windows_are_the_hand_evaluation(name):
         assert learned == ev.evaluate_position(p), p
         checked += 1
     assert checked > 500
+
+
+@pytest.mark.parametrize("name", BOARDS)
+def test_the_fit_scores_positions_as_the_kernel_does(name):
+    # rafle train reads windows through engine.patterns.window_indices, the kernel through
+    # its own summing loop: with the same weights both give the same score.
+    from engine import learn
+    v = get_variant(name)
+    block = random_block(v.width, 5)
+    T = ev.eval_tables(v)
+    rng = random.Random(name + "fit")
+    pos = [random_position(v, rng) for _ in range(500)]
+    feats = learn.extract_features(
+        np.array([p.white for p in pos]), np.array([p.black for p in pos]),
+        np.array([p.kings for p in pos]), np.array([p.turn for p in pos]), v, T)
+    fit = learn.Fit(v.width)
+    fit.theta[:] = block / SCALE
+    for d in learn.FIXED:                  # left out of the fit: no weight there
+        fit.theta[fit.op_d + d] = fit.theta[fit.eg_d + d] = 0.0
+    block = np.rint(fit.theta * SCALE).astype(np.int64)
+    e = wt.learned(block, v.width, "random")
+    for i, p in enumerate(pos):
+        kernel = ev.evaluate(p.white, p.black, p.kings, p.turn, v.table, T, e.weights)
+        white = kernel if p.turn == WHITE else -kernel
+        assert abs(learn._score(i, *feats, fit.theta, fit.eg_w, fit.op_d, fit.eg_d) - white) <= 1, p
