@@ -40,7 +40,7 @@ from numba import njit
 
 from .bits import lsb_index, popcount
 from .movegen import king_quiet_count as _king_moves, shift
-from .patterns import B3, B3R, NCONFIG, NDENSE, PHASE_ONE, SCALE, band, code, phase, row_bits
+from .patterns import B3, B3R, NCONFIG, NDENSE, PHASE_ONE, SCALE, band, pair, phase, row_bits
 from .variants import (
     KG_BREAKTHROUGH, KG_LOSING, V_BOARD, V_FLYING_KING, V_GOAL, V_SHIFT_DL, V_SHIFT_DR,
     V_SHIFT_UL, V_SHIFT_UR, V_WIDTH,
@@ -297,11 +297,9 @@ def _evaluate_learned(white, black, kings, turn, V, T, W):
         rw = band(wm, T, T_ROWS, r0, mask)
         rb = band(bm, T, T_ROWS, r0, mask)
         for c in range(per):
-            cw = code(rw, c)
-            cb = code(rb, c)
             u = r0 * per + c
-            acc += (W[LEARNED_AT + u * NCONFIG + T[T_B3 + cw] + 2 * T[T_B3 + cb]]
-                    - W[LEARNED_AT + (nw - 1 - u) * NCONFIG + T[T_B3R + cb] + 2 * T[T_B3R + cw]])
+            iw, ib = pair(rw, rb, c, T, T_B3, T_B3R)
+            acc += W[LEARNED_AT + u * NCONFIG + iw] - W[LEARNED_AT + (nw - 1 - u) * NCONFIG + ib]
     eg = ((acc & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
     op = (acc - eg) >> 32
     dop, deg = hand_terms(white, black, kings, V, T, W, op_d, eg_d, 1)

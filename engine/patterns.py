@@ -88,6 +88,16 @@ def code(rows, c):
     return (x | (x >> 6) | (x >> 12) | (x >> 18)) & 0xFF
 
 
+@njit(cache=True, nogil=True, inline="always")
+def pair(rw, rb, c, T, t_b3, t_b3r):
+    """For the window at squares ``c, c+1`` of a band (White's rows ``rw``, Black's
+    ``rb``): White's index of its weights, and Black's index of the weights of the
+    window the turned board puts there (the codes reversed, the colours swapped)."""
+    cw = code(rw, c)
+    cb = code(rb, c)
+    return T[t_b3 + cw] + 2 * T[t_b3 + cb], T[t_b3r + cb] + 2 * T[t_b3r + cw]
+
+
 @njit(cache=True, nogil=True)
 def window_indices(wm, bm, T, t_rows, t_b3, t_b3r, width, out_w, out_b):
     """Every window's (White's, Black's) index of its weights, into ``out_w``/``out_b``.
@@ -103,11 +113,8 @@ def window_indices(wm, bm, T, t_rows, t_b3, t_b3r, width, out_w, out_b):
         rw = band(wm, T, t_rows, r0, mask)
         rb = band(bm, T, t_rows, r0, mask)
         for c in range(per):
-            cw = code(rw, c)
-            cb = code(rb, c)
             u = r0 * per + c
-            out_w[u] = T[t_b3 + cw] + 2 * T[t_b3 + cb]
-            out_b[nw - 1 - u] = T[t_b3r + cb] + 2 * T[t_b3r + cw]
+            out_w[u], out_b[nw - 1 - u] = pair(rw, rb, c, T, t_b3, t_b3r)
 
 
 @njit(cache=True, nogil=True)
