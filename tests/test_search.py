@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 
 import pytest
 
@@ -556,3 +557,32 @@ def test_a_perft_count_stops_when_asked():
     worker.join(2)
     assert not worker.is_alive() and box["n"] is None
     assert perft(start_position(), 4, stop=new_stop_flag()) == 4265     # published count
+
+
+def test_a_move_control_is_spent_by_its_last_move():
+    # 60 s for 75 moves: a move that takes its target (soft / SOFT) each time spends
+    # most of the clock by move 75, and never runs out before.
+    clock, used = 60.0, 0.0
+    for left in range(75, 0, -1):
+        soft, hard = timeman.clock_budget(clock, 0.0, left)
+        spend = min(soft / timeman.SOFT, hard)
+        clock -= spend
+        used += spend
+        assert clock > 0
+    assert 0.85 * 60 <= used <= 60 - timeman.OVERHEAD
+
+
+def test_the_soft_limit_stretches_while_the_best_move_is_unsettled():
+    s = Searcher(16)
+    plan = timeman.Plan(soft=1.0, hard=4.0)
+    s._iterations = [("a", 10)] * 8
+    assert s._stretch(plan) < 1                         # settled: less time
+    s._iterations = [("a", 10)] * 5 + [("b", 10), ("a", 10), ("b", 10)]
+    assert s._stretch(plan) > 2                         # the best move keeps changing
+    s._iterations = [("a", 10)] * 7 + [("a", -60)]
+    assert s._stretch(plan) > 1.5                       # the score fell
+    assert s._stretch(timeman.Plan(soft=1.0, hard=1.0)) == 1.0   # a fixed move time
+    clock = timeman.Clock(lambda: None)
+    clock.begin(False, None, time.monotonic() - 2.0)   # 2 s into the move
+    assert clock.time_is_up(plan, 1.0) and not clock.time_is_up(plan, 2.5)
+    assert clock.time_is_up(timeman.Plan(soft=1.0, hard=1.5), 2.5)   # never past hard
