@@ -586,3 +586,23 @@ def test_the_soft_limit_stretches_while_the_best_move_is_unsettled():
     clock.begin(False, None, time.monotonic() - 2.0)   # 2 s into the move
     assert clock.time_is_up(plan, 1.0) and not clock.time_is_up(plan, 2.5)
     assert clock.time_is_up(timeman.Plan(soft=1.0, hard=1.5), 2.5)   # never past hard
+
+
+# ----- the transposition table --------------------------------------------------------------
+
+def test_the_table_keeps_two_entries_a_bucket_and_rejects_torn_ones():
+    from engine import tt
+    keys, data = tt.new_table(4)
+    a, b = 0x1234_5678_9ABC_DE00, 0x0FED_CBA9_8765_4300     # the same bucket
+    tt.store(keys, data, a, 7, 120, 9, tt.BOUND_EXACT, 1)
+    tt.store(keys, data, b, 8, -40, 3, tt.BOUND_LOWER, 1)
+    da, db = tt.probe(keys, data, a), tt.probe(keys, data, b)
+    assert tt.entry_move(da) == 7 and tt.entry_score(da) == 120 and tt.entry_depth(da) == 9
+    assert tt.entry_move(db) == 8 and tt.entry_score(db) == -40 and tt.entry_bound(db) == tt.BOUND_LOWER
+    # A torn slot: one thread's key word with another thread's data word.
+    i = a & (len(keys) - 2)
+    keys[i] = b ^ db
+    assert tt.probe(keys, data, a) == 0
+    assert tt.probe(keys, data, b) == db                 # from its own, whole slot
+    keys[i + 1] = a ^ da
+    assert tt.probe(keys, data, b) == 0 and tt.probe(keys, data, a) == 0
