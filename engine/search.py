@@ -339,6 +339,7 @@ class Searcher:
         line of the unfinished depth if its first move was searched (else None)."""
         self._nodes = 0
         self._partial = None
+        self._iterations: list[tuple] = []        # (best move, score) of each completed depth
         score = None
         for depth in range(1, max_depth + 1):
             self._ctl[nm.C_LEAVES] = self._ctl[nm.C_LEAF_PLY] = 0
@@ -364,10 +365,31 @@ class Searcher:
             yield Info(depth, mean, score, self._nodes, time.monotonic() - start,
                        self._root_pv(pos))
 
+    def _stretch(self, plan) -> float:
+        """How far the soft time limit stretches after the iterations so far: more time
+        while the best move changes or the score falls, less when both have held still
+        for several iterations.  Only a clock's budget stretches (soft below hard)."""
+        its = self._iterations
+        if plan.soft is None or plan.hard is None or plan.soft >= plan.hard or len(its) < 5:
+            return 1.0
+        changes = sum(its[i][0] != its[i - 1][0] for i in range(len(its) - 3, len(its)))
+        drop = its[-2][1] - its[-1][1]
+        if abs(its[-1][1]) > nm.WIN_BOUND:
+            return 1.0
+        stretch = 1.0 + 0.4 * changes
+        if drop >= 60:
+            stretch *= 1.6
+        elif drop >= 30:
+            stretch *= 1.3
+        elif changes == 0 and drop < 10 and all(m == its[-1][0] for m, _ in its[-6:]):
+            stretch = 0.7
+        return stretch
+
     def _done_after_iteration(self, plan, info: Info, node_cap: int) -> bool:
         if info.nodes >= node_cap:
             return True
-        up = self._clock.time_is_up(plan)
+        self._iterations.append((info.pv[0] if info.pv else None, info.score))
+        up = self._clock.time_is_up(plan, self._stretch(plan))
         if up is None:
             return False                     # pondering
         if up:

@@ -28,6 +28,9 @@ DEFAULT_MOVETIME = 1.0    # seconds, when a normal search is given no limit at a
 DEFAULT_MOVES_TO_GO = 30  # moves the remaining clock must last without a moves= field
 OVERHEAD = 0.05           # seconds lost between the GUI sending `go` and reading `done` (pipes, scheduling)
 MIN_THINK = 0.005
+SOFT = 0.6                # no new iteration after this share of a move's target time
+HARD = 4.0                # the running iteration is cut at this many targets
+STRETCH_MAX = 2.5         # the soft limit stretched at most this much (an unsettled best move)
 
 
 @dataclass(frozen=True)
@@ -79,18 +82,24 @@ def seconds(value) -> float:
 
 def clock_budget(clock: float, inc: float, moves: int | None) -> tuple[float, float]:
     """(soft, hard) seconds for a move with ``clock`` seconds left, ``inc`` per move
-    to come and ``moves`` moves to the next time control (None: sudden death)."""
+    to come and ``moves`` moves to the next time control (None: sudden death).
+
+    The target is an even share of the clock over the moves to go, plus the increment
+    (it comes back after every move).  No iteration starts after ``SOFT`` of the target
+    (the search then finishes the one it is in: on average the move takes about the
+    target); the search may stretch the soft limit when the best move is unsettled
+    (:meth:`Clock.time_is_up`), and the running iteration is cut at ``hard``."""
     inc = max(inc, 0.0)
     usable = clock - reserve(max(clock, 0.0))
     if usable <= MIN_THINK:
         return MIN_THINK, MIN_THINK
     to_go = DEFAULT_MOVES_TO_GO
     if moves is not None and 0 < moves < math.inf:
-        to_go = min(int(moves), 50)
+        to_go = min(int(moves), 100)
     # This move's increment is already in ``clock``; later ones will come back.
-    target = max(clock - inc, 0.0) / to_go + 0.8 * inc
-    hard = min(usable, 3.0 * target)
-    soft = min(0.5 * target, hard)
+    target = max(clock - inc, 0.0) / to_go + inc
+    hard = min(usable, HARD * target)
+    soft = min(SOFT * target, hard)
     if to_go == 1:
         soft = hard = usable
     return max(soft, MIN_THINK), max(hard, MIN_THINK)
@@ -152,16 +161,20 @@ class Clock:
                 self._start = time.monotonic()
                 self._cond.notify_all()
 
-    def time_is_up(self, plan: Plan) -> bool | None:
-        """Between iterations: True if stopped or past the soft limit; None while
-        pondering (a ponder search ends only on ``stop`` or its hard limit after a hit)."""
+    def time_is_up(self, plan: Plan, stretch: float = 1.0) -> bool | None:
+        """Between iterations: True if stopped or past the soft limit (times
+        ``stretch``, never past the hard one); None while pondering (a ponder search
+        ends only on ``stop`` or its hard limit after a hit)."""
         with self._cond:
             if self._stopped:
                 return True
             if self._pondering:
                 return None
             used = time.monotonic() - self._start
-        return plan.soft is not None and used >= plan.soft
+        if plan.soft is None:
+            return False
+        soft = plan.soft * min(max(stretch, 0.0), STRETCH_MAX)
+        return used >= (min(soft, plan.hard) if plan.hard is not None else soft)
 
     def _run_timer(self, hard: float) -> None:
         with self._cond:

@@ -5,6 +5,10 @@ the second is always replaced.  A data word packs, from bit 0 up: the best move'
 identity (32 bits, see :func:`move_id`), score + 32768 (16), depth (8), bound (2),
 age (5).  Data 0 is an empty slot.  The table is sized by the Hub ``tt-size``
 parameter (log2 of the entry count, 16 bytes an entry).
+
+Lock-free for several search threads: a slot's key word holds ``key ^ data``, so a slot
+whose two words come from two different writes (one thread's key, another's data) does
+not match its key and reads as a miss, never as another position's result.
 """
 import numpy as np
 from numba import njit
@@ -37,10 +41,12 @@ def move_id(frm, to, captured):
 def probe(keys, data, key):
     """The data word stored for ``key``, or 0."""
     i = key & (keys.shape[0] - 2)
-    if keys[i] == key and data[i] != 0:
-        return data[i]
-    if keys[i + 1] == key:
-        return data[i + 1]
+    d = data[i]
+    if d != 0 and keys[i] ^ d == key:
+        return d
+    d = data[i + 1]
+    if d != 0 and keys[i + 1] ^ d == key:
+        return d
     return 0
 
 
@@ -72,10 +78,10 @@ def store(keys, data, key, mid, score, depth, bound, age):
     d = mid | ((score + 32768) << 32) | (depth << 48) | (bound << 56) | ((age & 31) << 58)
     i = key & (keys.shape[0] - 2)
     old = data[i]
-    if (keys[i] == key or old == 0 or ((old >> 58) & 31) != (age & 31)
+    if (keys[i] ^ old == key or old == 0 or ((old >> 58) & 31) != (age & 31)
             or ((old >> 48) & 0xFF) <= depth):
-        keys[i] = key
+        keys[i] = key ^ d
         data[i] = d
     else:
-        keys[i + 1] = key
+        keys[i + 1] = key ^ d
         data[i + 1] = d

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 
 import pytest
 
@@ -556,3 +557,52 @@ def test_a_perft_count_stops_when_asked():
     worker.join(2)
     assert not worker.is_alive() and box["n"] is None
     assert perft(start_position(), 4, stop=new_stop_flag()) == 4265     # published count
+
+
+def test_a_move_control_is_spent_by_its_last_move():
+    # 60 s for 75 moves: a move that takes its target (soft / SOFT) each time spends
+    # most of the clock by move 75, and never runs out before.
+    clock, used = 60.0, 0.0
+    for left in range(75, 0, -1):
+        soft, hard = timeman.clock_budget(clock, 0.0, left)
+        spend = min(soft / timeman.SOFT, hard)
+        clock -= spend
+        used += spend
+        assert clock > 0
+    assert 0.85 * 60 <= used <= 60 - timeman.OVERHEAD
+
+
+def test_the_soft_limit_stretches_while_the_best_move_is_unsettled():
+    s = Searcher(16)
+    plan = timeman.Plan(soft=1.0, hard=4.0)
+    s._iterations = [("a", 10)] * 8
+    assert s._stretch(plan) < 1                         # settled: less time
+    s._iterations = [("a", 10)] * 5 + [("b", 10), ("a", 10), ("b", 10)]
+    assert s._stretch(plan) > 2                         # the best move keeps changing
+    s._iterations = [("a", 10)] * 7 + [("a", -60)]
+    assert s._stretch(plan) > 1.5                       # the score fell
+    assert s._stretch(timeman.Plan(soft=1.0, hard=1.0)) == 1.0   # a fixed move time
+    clock = timeman.Clock(lambda: None)
+    clock.begin(False, None, time.monotonic() - 2.0)   # 2 s into the move
+    assert clock.time_is_up(plan, 1.0) and not clock.time_is_up(plan, 2.5)
+    assert clock.time_is_up(timeman.Plan(soft=1.0, hard=1.5), 2.5)   # never past hard
+
+
+# ----- the transposition table --------------------------------------------------------------
+
+def test_the_table_keeps_two_entries_a_bucket_and_rejects_torn_ones():
+    from engine import tt
+    keys, data = tt.new_table(4)
+    a, b = 0x1234_5678_9ABC_DE00, 0x0FED_CBA9_8765_4300     # the same bucket
+    tt.store(keys, data, a, 7, 120, 9, tt.BOUND_EXACT, 1)
+    tt.store(keys, data, b, 8, -40, 3, tt.BOUND_LOWER, 1)
+    da, db = tt.probe(keys, data, a), tt.probe(keys, data, b)
+    assert tt.entry_move(da) == 7 and tt.entry_score(da) == 120 and tt.entry_depth(da) == 9
+    assert tt.entry_move(db) == 8 and tt.entry_score(db) == -40 and tt.entry_bound(db) == tt.BOUND_LOWER
+    # A torn slot: one thread's key word with another thread's data word.
+    i = a & (len(keys) - 2)
+    keys[i] = b ^ db
+    assert tt.probe(keys, data, a) == 0
+    assert tt.probe(keys, data, b) == db                 # from its own, whole slot
+    keys[i + 1] = a ^ da
+    assert tt.probe(keys, data, b) == 0 and tt.probe(keys, data, a) == 0
