@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FAKE = r'''
 import sys, time
 mode = sys.argv[1]
-if mode == "good":      # load the rules before "ready", so that moves come at once
+if mode in ("good", "sleepy"):   # load the rules before "ready", so that moves come at once
     from engine import legal_moves, move_from_hub, move_to_hub, pos_from_hub, play, start_position
     legal_moves(start_position())
 pos = None
@@ -53,6 +53,8 @@ for line in sys.stdin:
             continue
         if mode == "slow":
             time.sleep(1.0)
+        if mode == "sleepy":
+            time.sleep(0.05)
         if mode == "illegal":
             out("done move=1-2")
             continue
@@ -202,6 +204,27 @@ def test_concurrent_games_are_all_counted(tmp_path, capsys):
     assert sorted(int(g.tags["Round"]) for g in games) == [1, 2]
     for g in games:
         assert g.game().position is not None and len(g.moves) <= 30
+
+
+@pytest.mark.parametrize("tc, kind", [("4/2+0", "periods"), ("2+0.1", "games")])
+def test_the_share_of_its_clock_each_engine_used_is_reported(tmp_path, capsys, tc, kind):
+    code = match.main(["--engine1", fake(tmp_path, "sleepy"), "--engine2", fake(tmp_path, "good"),
+                       "--name1", "sleepy", "--name2", "good", "--games", "2", "--tc", tc,
+                       "--max-plies", "20", "--openings", "startpos"])
+    assert code == 0
+    out = capsys.readouterr().out
+    shares = {}
+    for name in ("sleepy", "good"):
+        line = [l for l in out.splitlines() if l.startswith(name + ":")][0]
+        if kind == "periods":        # 10 moves a game at 4 moves a period: 2 periods a game
+            found = re.search(r"clock used at the move limit ([\d.]+)% \(mean of (\d+) periods", line)
+            assert found and found.group(2) == "4", line
+        else:
+            found = re.search(r"clock used by the game's end ([\d.]+)%", line)
+            assert found, line
+        shares[name] = float(found.group(1))
+        assert 0 < shares[name] < 100
+    assert shares["sleepy"] > shares["good"]     # 50 ms a move against next to nothing
 
 
 def test_bad_arguments_and_an_engine_that_never_starts_are_reported(tmp_path, capsys):

@@ -215,13 +215,25 @@ class Match:
             return lose(e, f"engine {e + 1} failed to start: {err}")
 
         clocks = [lim.base or 0.0 for lim in self.limits]
+        # per engine: [time used, time given] over the game and over the current period
+        spent = [[0.0, lim.base or 0.0] for lim in self.limits]
+        period = [[0.0, lim.base or 0.0] for lim in self.limits]
+        moved = [0, 0]
+
+        def finished(result: str, reason: str) -> GameResult:
+            with self.lock:
+                for e, lim in enumerate(self.limits):
+                    if lim.clock and not lim.moves and spent[e][1] > 0:
+                        self.stats[e].game_shares.append((moved[e], spent[e][0] / spent[e][1]))
+            return GameResult(number, white, game, result, reason, index)
+
         start = pos_to_hub(game.start)
         while True:
             outcome = game.outcome()
             if outcome:
-                return GameResult(number, white, game, outcome.result, outcome.reason, index)
+                return finished(outcome.result, outcome.reason)
             if self.args.max_plies and len(game.moves) >= self.args.max_plies:
-                return GameResult(number, white, game, "1-1", "move limit", index)
+                return finished("1-1", "move limit")
             if self.stop.is_set() and self.aborted:
                 raise EngineError("match aborted")
             pos = game.position
@@ -246,8 +258,15 @@ class Match:
             left = None
             if limit.clock:
                 left = clocks[e] = clocks[e] + limit.inc - reply.elapsed
+                moved[e] += 1
+                for account in (spent[e], period[e]):
+                    account[0] += reply.elapsed
+                    account[1] += limit.inc
                 if limit.moves and to_go == 1:
                     clocks[e] += limit.base
+                    with self.lock:
+                        self.stats[e].period_shares.append(period[e][0] / period[e][1])
+                    period[e] = [0.0, limit.base]
             with self.lock:
                 self.stats[e].record(reply.elapsed, budget, left)
             if left is not None and left < -self.args.time_margin:

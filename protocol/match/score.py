@@ -24,6 +24,8 @@ class EngineStats:
     max_move_time: float = 0.0
     max_overshoot: float | None = None   # largest (time used - budget) of one move
     min_clock: float | None = None       # least time left after a move
+    period_shares: list[float] = field(default_factory=list)   # clock used / given per move-limit period
+    game_shares: list[tuple[int, float]] = field(default_factory=list)  # (own moves, share) per game
 
     def record(self, elapsed: float, budget: float | None, left: float | None) -> None:
         self.moves += 1
@@ -34,6 +36,28 @@ class EngineStats:
             self.max_overshoot = over if self.max_overshoot is None else max(self.max_overshoot, over)
         if left is not None:
             self.min_clock = left if self.min_clock is None else min(self.min_clock, left)
+
+    def clock_share(self) -> str:
+        """How much of the time it was given the engine used: per period at a move limit
+        (``moves/base``), or at the end of games on an increment clock; '' without a clock."""
+        if self.period_shares:
+            s = self.period_shares
+            return (f", clock used at the move limit {100 * _mean(s):.1f}% "
+                    f"(mean of {len(s)} periods, {100 * min(s):.1f}-{100 * max(s):.1f}%)")
+        if not self.game_shares:
+            return ""
+        text = f", clock used by the game's end {100 * _mean([x for _, x in self.game_shares]):.1f}%"
+        long = [share for moves, share in self.game_shares if moves >= LONG_GAME]
+        if long:
+            text += f" ({100 * _mean(long):.1f}% in the {len(long)} games of {LONG_GAME}+ moves)"
+        return text
+
+
+LONG_GAME = 60          # own moves: a game long enough for its clock share to be judged
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
 
 
 @dataclass
@@ -114,7 +138,7 @@ class Score:
             avg = s.think_time / s.moves if s.moves else 0.0
             lines.append(f"{self.names[i] or f'engine {i + 1}'}: {s.moves} moves, "
                          f"{avg:.3f}s/move avg, {s.max_move_time:.3f}s max, largest overshoot "
-                         f"{over}{clock}, time losses {s.time_losses}, crashes/hangs {s.crashes}, "
+                         f"{over}{clock}{s.clock_share()}, time losses {s.time_losses}, crashes/hangs {s.crashes}, "
                          f"illegal moves {s.illegal}")
         lines.append(self.summary())
         return lines
