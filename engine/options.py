@@ -44,17 +44,21 @@ EVALS = ("learned", "hand")     # learned: the variant's shipped weights where i
 DEFAULT_EVAL = "learned"
 DEFAULT_MARGIN = 300
 DEFAULT_INTERVAL = 3
+DEFAULT_THREADS, MAX_THREADS = 1, 16
 INT_OPTIONS = {  # name: (default, min, max)
     "tt-size": (TT_DEFAULT_LOG2, TT_MIN_LOG2, TT_MAX_LOG2),
+    "threads": (DEFAULT_THREADS, 1, MAX_THREADS),
     "threshold-margin": (DEFAULT_MARGIN, 0, 5000),
     "threshold-interval": (DEFAULT_INTERVAL, 1, 32),
 }
 
 
 def declare(tt_log2: int, threshold: bool, margin: int, interval: int,
-            evaluation: str = DEFAULT_EVAL, weights_file: str = "") -> list[Option]:
+            evaluation: str = DEFAULT_EVAL, weights_file: str = "",
+            threads: int = DEFAULT_THREADS) -> list[Option]:
     """The options with these current values, in the order GUIs are shown them."""
     out = [Option("tt-size", "int", str(tt_log2), str(TT_MIN_LOG2), str(TT_MAX_LOG2)),
+           Option("threads", "int", str(threads), "1", str(MAX_THREADS)),
            Option("eval", "enum", evaluation, values=EVALS),
            Option("weights", "string", weights_file),
            Option("threshold", "bool", "true" if threshold else "false")]

@@ -38,8 +38,8 @@ from .eval import WEIGHTS, eval_tables, evaluate
 from .game import root_counters
 from .movegen import FLAG_PROMOTE, new_move_buffer, new_state
 from . import weights
-from .options import (DEFAULT_EVAL, DEFAULT_INTERVAL, DEFAULT_MARGIN, DEFAULT_THRESHOLD, EVALS,
-                      Option, declare, parse_bool, parse_int)
+from .options import (DEFAULT_EVAL, DEFAULT_INTERVAL, DEFAULT_MARGIN, DEFAULT_THREADS,
+                      DEFAULT_THRESHOLD, EVALS, Option, declare, parse_bool, parse_int)
 from .weights import Evaluation
 from .options import INT_OPTIONS as _INT_OPTIONS
 from .position import Move, Position, allowed_moves, barred_square, start_position
@@ -87,6 +87,25 @@ class Result:
 LMR_DEPTH, LMR_MOVES = 3, 2    # reduce late quiet moves from this depth, after this many moves
 
 
+class _Helper:
+    """A helper thread of Lazy SMP: its own copy of every array the kernel writes,
+    except the transposition table, which all threads share (engine.tt rejects an
+    entry torn between two threads' writes)."""
+
+    def __init__(self, index: int):
+        self.index = index
+        self.killers = np.zeros((nm.MAX_PLY, 2), dtype=np.int64)
+        self.hist = np.zeros((2, 64, 64), dtype=np.int64)
+        self.st, self.order, self.pv, self.pvlen = nm.new_stack()
+        self.buf = new_move_buffer(nm.MAX_PLY)
+        self.state = new_state()
+        self.ctl = np.zeros(nm.C_SIZE, dtype=np.int64)
+        self.params = np.zeros(nm.P_SIZE, dtype=np.int64)
+        self.keys = np.zeros(1, dtype=np.int64)
+        self.nodes = 0
+        self.thread: threading.Thread | None = None
+
+
 class Searcher:
     """Owns the search tables; one search at a time (``stop``/``ponder_hit`` from any thread)."""
 
@@ -101,6 +120,8 @@ class Searcher:
         self.weights_file: str | None = None   # a weight file to play with instead
         self.notes: list[str] = []      # weight files that failed to load
         self.lmr_depth, self.lmr_moves = LMR_DEPTH, LMR_MOVES
+        self.threads = DEFAULT_THREADS  # Lazy SMP: the search thread and threads - 1 helpers
+        self._helpers: list[_Helper] = []
         self._tt_keys, self._tt_data = tt.new_table(self.tt_log2)
         self._weights = self.weights
         self._killers = np.zeros((nm.MAX_PLY, 2), dtype=np.int64)
@@ -121,7 +142,8 @@ class Searcher:
     def options(self) -> list[Option]:
         """The tunables, as Hub ``param`` declarations."""
         return declare(self.tt_log2, self.threshold, self.threshold_margin,
-                       self.threshold_interval, self.evaluation, self.weights_file or "")
+                       self.threshold_interval, self.evaluation, self.weights_file or "",
+                       self.threads)
 
     def set_option(self, name: str, value: str) -> bool:
         """Set one option; False (and nothing changed) for an unknown name or a bad value."""
@@ -193,6 +215,9 @@ class Searcher:
         self._tt_keys, self._tt_data = tt.new_table(self.tt_log2)
         self._killers.fill(0)
         self._hist.fill(0)
+        for h in self._helpers:
+            h.killers.fill(0)
+            h.hist.fill(0)
         self._age = 0
 
     def warm_up(self) -> None:
@@ -267,19 +292,65 @@ class Searcher:
             self._setup_root(pos, history, barred_square(history, pos))
             node_cap = plan.nodes if plan.nodes is not None else 1 << 62
             best = None
+            self._start_helpers(plan.depth)
             for info in self._deepen(pos, plan.depth, node_cap, start):
                 best = info
                 if on_info is not None:
                     on_info(info)
                 if self._done_after_iteration(plan, info, node_cap):
                     break
+            self._stop_helpers()
             pv = self._partial or (best.pv if best is not None else (moves[0],))
             return Result(pv[0], pv[1] if len(pv) > 1 else None,
                           best.score if best is not None else None,
                           best.depth if best is not None else 0,
-                          self._nodes, time.monotonic() - start, pv)
+                          self._all_nodes(), time.monotonic() - start, pv)
         finally:
+            self._stop_helpers()
             self._clock.end()
+
+    # ----- Lazy SMP ---------------------------------------------------------------------
+    def _start_helpers(self, max_depth: int) -> None:
+        """Start ``threads - 1`` helpers on the root just set up.  Each deepens on its own
+        (odd helpers one ply ahead of the even ones) and shares only the transposition
+        table: what one thread learns orders and cuts the others' searches.  Only the
+        main thread's iterations are reported and decide the move."""
+        while len(self._helpers) < self.threads - 1:
+            self._helpers.append(_Helper(len(self._helpers) + 1))
+        for h in self._helpers[:self.threads - 1]:
+            h.st[0, :] = self._st[0, :]
+            h.keys = self._keys.copy()
+            h.params[:] = self._params
+            h.ctl[:] = 0
+            h.nodes = 0
+            h.thread = threading.Thread(target=self._help, args=(h, max_depth),
+                                        name=f"rafle-helper-{h.index}", daemon=True)
+            h.thread.start()
+
+    def _help(self, h: _Helper, max_depth: int) -> None:
+        V, S, T = self._tables
+        ctl = h.ctl
+        for depth in range(1 + h.index % 2, max_depth + 1):
+            ctl[nm.C_NODES] = 0
+            ctl[nm.C_NODE_LIMIT] = 1 << 62
+            ctl[nm.C_CAN_STOP] = 1
+            nm.search_root(h.st, depth, -nm.INF, nm.INF, V, S, T, self._weights, ZOBRIST,
+                           self._tt_keys, self._tt_data, h.killers, h.hist, h.keys, self._h0,
+                           h.params, ctl, h.buf, h.order, h.pv, h.pvlen, h.state)
+            h.nodes += int(ctl[nm.C_NODES])
+            if ctl[nm.C_ABORTED] or ctl[nm.C_STOP]:
+                return
+
+    def _stop_helpers(self) -> None:
+        for h in self._helpers:
+            h.ctl[nm.C_STOP] = 1
+        for h in self._helpers:
+            if h.thread is not None:
+                h.thread.join()
+                h.thread = None
+
+    def _all_nodes(self) -> int:
+        return self._nodes + sum(h.nodes for h in self._helpers)
 
     def _setup_root(self, pos: Position, history: list[Position], barred: int | None) -> None:
         counters = root_counters(history, pos)
@@ -362,7 +433,7 @@ class Searcher:
                 delta *= 3
             leaves = int(self._ctl[nm.C_LEAVES])
             mean = float(self._ctl[nm.C_LEAF_PLY]) / leaves if leaves else float(depth)
-            yield Info(depth, mean, score, self._nodes, time.monotonic() - start,
+            yield Info(depth, mean, score, self._all_nodes(), time.monotonic() - start,
                        self._root_pv(pos))
 
     def _stretch(self, plan) -> float:
@@ -386,7 +457,7 @@ class Searcher:
         return stretch
 
     def _done_after_iteration(self, plan, info: Info, node_cap: int) -> bool:
-        if info.nodes >= node_cap:
+        if self._nodes >= node_cap:           # the main thread's nodes: helpers add to it
             return True
         self._iterations.append((info.pv[0] if info.pv else None, info.score))
         up = self._clock.time_is_up(plan, self._stretch(plan))

@@ -85,6 +85,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--eval", choices=("learned", "hand"), help="the evaluation (default: learned where "
                     "Rafle ships weights)")
     ap.add_argument("--weights", help="search with this weight file")
+    ap.add_argument("--threads", type=int, help="search threads (Lazy SMP; the node count then "
+                    "varies from run to run: compare the time to depth)")
     ap.add_argument("--dame", action="store_true", help="also search the positions with dame-rs")
     args = ap.parse_args(argv)
     if args.depth < 1:
@@ -92,7 +94,7 @@ def main(argv: list[str]) -> int:
     options = {}
     for name, value in (("threshold", args.threshold), ("threshold-margin", args.margin),
                         ("threshold-interval", args.interval), ("eval", args.eval),
-                        ("weights", args.weights)):
+                        ("weights", args.weights), ("threads", args.threads)):
         if value is not None:
             options[name] = str(value)
 

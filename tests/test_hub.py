@@ -396,6 +396,29 @@ def test_ponder_then_stop(hub):
     assert hub.exchange("stop") == []
 
 
+def test_two_threads_answer_every_level_form_ponder_analyze_and_stop():
+    engine = HubTranscript()
+    engine.send("hub")
+    engine.read_until("wait")
+    engine.send("set-param name=threads value=2", "init")
+    assert engine.read_until("ready", INIT_WAIT)[-1] == "ready"
+    pos = after(start_position(), "32-28", "19-23")
+    position = f'pos pos={START} moves="32-28 19-23"'
+    for level in ("level depth=6", "level move-time=0.2", "level time=3 inc=0.05",
+                  "level moves=20 time=5", "level nodes=20000"):
+        engine.send(position, level, "go think")
+        check_done(engine.read_until("done")[-1], pos)
+    for mode in ("go ponder", "go analyze"):
+        engine.send(position, "level time=60 inc=1", mode)
+        assert INFO.fullmatch(engine.read())
+        engine.send("stop")
+        check_done(engine.read_until("done")[-1], pos)
+    engine.send("ping")
+    assert engine.read_until("pong") == ["pong"]
+    engine.send("quit")
+    assert engine.close() == 0
+
+
 # ----- perft extension ----------------------------------------------------------------------
 
 def perft_cases():

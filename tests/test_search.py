@@ -607,3 +607,55 @@ def test_the_table_keeps_two_entries_a_bucket_and_rejects_torn_ones():
     assert tt.probe(keys, data, b) == db                 # from its own, whole slot
     keys[i + 1] = a ^ da
     assert tt.probe(keys, data, b) == 0 and tt.probe(keys, data, a) == 0
+
+
+# ----- Lazy SMP -------------------------------------------------------------------------
+
+def _helpers_alive() -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name.startswith("rafle-helper")]
+
+
+def test_two_threads_play_legal_moves_in_every_limit_and_leave_no_helper_running():
+    s = Searcher(18)
+    assert s.set_option("threads", "2")
+    s.warm_up()
+    limits = [Limits(depth=5), Limits(nodes=5000), Limits(movetime=0.05),
+              Limits(time=1.0, inc=0.01), Limits(moves=10, time=2.0)]
+    positions = random_game_positions(21, 4, 60)[::5] + random_placements(22, 6)
+    for round_ in range(2):                # the same positions again: a table full of both threads' entries
+        for i, pos in enumerate(positions):
+            if not legal_moves(pos):
+                continue
+            r = s.search(pos, [], limits[(i + round_) % len(limits)])
+            assert r.move in legal_moves(pos)
+            after = pos
+            for m in r.pv:                 # the whole PV is a legal line
+                assert m in legal_moves(after)
+                after = play(after, m)
+            assert not _helpers_alive()
+    assert s._helpers and s._helpers[0].nodes > 0       # the helper did search
+
+
+def test_stop_ends_every_thread_of_an_infinite_search():
+    s = Searcher(18)
+    assert s.set_option("threads", "3")
+    s.warm_up()
+    pos = pos_from_fen("B:W21,26,35,36,38,39,40,43,44,45,46,47,48,49,50:B1,2,3,4,5,8,9,10,11,13,14,15,19,20,22")
+    infos = []
+    future = s.start(pos, [], Limits(infinite=True), on_info=infos.append)
+    while len(infos) < 3:
+        time.sleep(0.01)
+    assert len(_helpers_alive()) == 2
+    s.stop()
+    r = future.result(timeout=10)
+    assert r.move in legal_moves(pos) and not _helpers_alive()
+
+
+def test_one_thread_searches_exactly_as_before():
+    pos = pos_from_fen("B:W21,26,35,36,38,39,40,43,44,45,46,47,48,49,50:B1,2,3,4,5,8,9,10,11,13,14,15,19,20,22")
+    one = Searcher(18)
+    assert one.set_option("threads", "1") and not one.set_option("threads", "17")
+    assert not one.set_option("threads", "0")
+    a = one.search(pos, [], Limits(depth=7))
+    b = Searcher(18).search(pos, [], Limits(depth=7))
+    assert (a.nodes, a.move, a.score) == (b.nodes, b.move, b.score) and not one._helpers
