@@ -28,10 +28,17 @@ repeated on the search path draws at once, one from the game before the root whe
 occurred ``repetitions - 1`` times already.  The root's counters and barred king
 (Frisian) come from the game's history (``P_BARRED``).
 
-Threshold pruning: at every ``interval``-th ply the static evaluation of the node,
-seen from the root's side, is compared with the window ``[lo, hi]`` set around the
-root's static evaluation; a node outside it is not expanded further but searched
-as a leaf (quiescence only).
+Threshold pruning, checked at every ``interval``-th ply, has two forms (``P_FORM``).
+*Plain* (the design's first form): the node's static evaluation, seen from the root's
+side, is compared with the window ``[lo, hi]`` set around the root's static evaluation;
+a node outside it is not expanded further but searched as a leaf (quiescence only).
+*Verified* (ProbCut-like): at a null-window node from depth ``VERIFY_FROM``, quiet for
+both sides, whose static evaluation lies beyond its window by a margin that grows with
+the depth (``P_MARGIN + P_SLOPE * depth``), the node is first searched to 40% of the
+depth around the shifted bound; if that search confirms it, the node is cut with that
+value, else it is searched in full.  The window of a null-window node is the previous
+iteration's score (aspiration and PVS), so the cut is taken around the search's value,
+not the root's static one, and never in the principal variation.
 
 The kernel reads no clock.  It stops when ``ctl[C_STOP]`` is set by another thread
 (checked every 1024 nodes) or when the node budget is spent, and then reports
@@ -63,13 +70,22 @@ C_SIZE = 8
 # params: threshold switch and window, its ply interval, TT age, late-move reductions
 # (smallest depth reduced, 0 = off; moves tried before reducing), the root's barred king
 # (Frisian: its bit + 1, 0 = none; its quiet moves are not generated at the root)
-P_THRESHOLD, P_LO, P_HI, P_INTERVAL, P_AGE, P_LMR_DEPTH, P_LMR_MOVES, P_BARRED = range(8)
-P_SIZE = 8
+# threshold form (P_FORM: FORM_PLAIN uses P_LO/P_HI; FORM_VERIFIED a margin of
+# P_MARGIN + P_SLOPE per ply of depth around the node's own window)
+(P_THRESHOLD, P_LO, P_HI, P_INTERVAL, P_AGE, P_LMR_DEPTH, P_LMR_MOVES, P_BARRED, P_FORM,
+ P_MARGIN, P_SLOPE) = range(11)
+P_SIZE = 11
+FORM_PLAIN, FORM_VERIFIED = 0, 1
+VERIFY_FROM = 3          # verified threshold cuts from this depth
+VERIFY_SHARE = 4         # ... confirmed by a search to VERIFY_SHARE / 10 of the depth
 # stack fields
 # (F_REV, F_EG, F_ROAD, F_STABLE: the draw-rule counters of engine.drawrules)
 (F_W, F_B, F_K, F_T, F_KEY, F_REV, F_EG, F_ROAD, F_STABLE, F_ALPHA, F_BETA, F_DEPTH, F_ALPHA0,
- F_BEST, F_BESTI, F_N, F_I, F_CUR, F_PHASE, F_TRIED, F_QS, F_TTMOVE) = range(22)
-NF = 22
+ F_BEST, F_BESTI, F_N, F_I, F_CUR, F_PHASE, F_TRIED, F_QS, F_TTMOVE,
+ F_VERIFY, F_OLD_ALPHA, F_OLD_BETA, F_OLD_DEPTH) = range(26)
+NF = 26
+# F_VERIFY: a verified threshold cut in progress (above beta, below alpha), or tried and refuted
+VF_NONE, VF_ABOVE, VF_BELOW, VF_REFUTED = 0, 1, 2, 3
 PH_FULL, PH_NULL, PH_REDUCED = 0, 1, 2
 ENTER, STEP, RETURN = 0, 1, 2
 
@@ -147,6 +163,8 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
     ctl[C_ROOT_DONE] = 0
     age = P[P_AGE]
     threshold = P[P_THRESHOLD] != 0
+    verified = threshold and P[P_FORM] == FORM_VERIFIED
+    plain = threshold and not verified
     interval = max(P[P_INTERVAL], 1)
     lmr_depth = P[P_LMR_DEPTH]
     lmr_moves = P[P_LMR_MOVES]
@@ -157,6 +175,8 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
     st[0, F_ALPHA] = alpha
     st[0, F_BETA] = beta
     st[0, F_DEPTH] = depth
+    for j in range(MAX_PLY):
+        st[j, F_VERIFY] = VF_NONE
     p = 0
     v = 0
     mode = ENTER
@@ -200,13 +220,36 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
                     continue
                 st[p, F_ALPHA] = alpha
                 st[p, F_BETA] = beta
-                if threshold and d > 0 and p % interval == 0:
+                if plain and d > 0 and p % interval == 0:
                     e = evaluate(w, b, k, t, V, T, W)
                     if p & 1:
                         e = -e
                     if e < P[P_LO] or e > P[P_HI]:
                         d = 0
                         st[p, F_DEPTH] = 0
+                elif (verified and d >= VERIFY_FROM and beta - alpha == 1 and p % interval == 0
+                        and st[p, F_VERIFY] == VF_NONE and p < MAX_PLY - 2
+                        and -WIN_BOUND < alpha and beta < WIN_BOUND):
+                    margin = P[P_MARGIN] + P[P_SLOPE] * d
+                    e = evaluate(w, b, k, t, V, T, W)
+                    side = VF_ABOVE if e >= beta + margin else VF_BELOW if e <= alpha - margin else VF_NONE
+                    if (side != VF_NONE and generate_captures(w, b, k, t, V, S, buf[p], state) == 0
+                            and generate_captures(w, b, k, 1 - t, V, S, buf[p + 1], state) == 0):
+                        # Quiet for both sides and far outside the window: search the node
+                        # to a fraction of the depth around the shifted bound first.
+                        st[p, F_VERIFY] = side
+                        st[p, F_OLD_ALPHA] = alpha
+                        st[p, F_OLD_BETA] = beta
+                        st[p, F_OLD_DEPTH] = d
+                        if side == VF_ABOVE:
+                            alpha = beta + margin - 1
+                        else:
+                            alpha = alpha - margin
+                        beta = alpha + 1
+                        d = max(1, d * VERIFY_SHARE // 10)
+                        st[p, F_ALPHA] = alpha
+                        st[p, F_BETA] = beta
+                        st[p, F_DEPTH] = d
             if p >= MAX_PLY - 1:
                 v = evaluate(w, b, k, t, V, T, W)
                 mode = RETURN
@@ -355,6 +398,19 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
             p = q
             mode = ENTER
         else:
+            check = st[p, F_VERIFY]
+            if check == VF_ABOVE or check == VF_BELOW:
+                if (v >= st[p, F_BETA]) if check == VF_ABOVE else (v <= st[p, F_ALPHA]):
+                    st[p, F_VERIFY] = VF_NONE        # confirmed: the node is cut with v
+                else:                                # refuted: search it in full
+                    st[p, F_VERIFY] = VF_REFUTED
+                    st[p, F_ALPHA] = st[p, F_OLD_ALPHA]
+                    st[p, F_BETA] = st[p, F_OLD_BETA]
+                    st[p, F_DEPTH] = st[p, F_OLD_DEPTH]
+                    mode = ENTER
+                    continue
+            else:
+                st[p, F_VERIFY] = VF_NONE
             if p == 0:
                 break
             p -= 1

@@ -44,25 +44,32 @@ EVALS = ("learned", "hand")     # learned: the variant's shipped weights where i
 DEFAULT_EVAL = "learned"
 DEFAULT_MARGIN = 300
 DEFAULT_INTERVAL = 3
+FORMS = ("plain", "verified")   # threshold pruning: engine.negamax FORM_PLAIN, FORM_VERIFIED
+DEFAULT_FORM = "plain"
+DEFAULT_SLOPE = 10
 DEFAULT_THREADS, MAX_THREADS = 1, 16
 INT_OPTIONS = {  # name: (default, min, max)
     "tt-size": (TT_DEFAULT_LOG2, TT_MIN_LOG2, TT_MAX_LOG2),
     "threads": (DEFAULT_THREADS, 1, MAX_THREADS),
     "threshold-margin": (DEFAULT_MARGIN, 0, 5000),
     "threshold-interval": (DEFAULT_INTERVAL, 1, 32),
+    "threshold-slope": (DEFAULT_SLOPE, 0, 1000),
 }
 
 
 def declare(tt_log2: int, threshold: bool, margin: int, interval: int,
             evaluation: str = DEFAULT_EVAL, weights_file: str = "",
-            threads: int = DEFAULT_THREADS) -> list[Option]:
+            threads: int = DEFAULT_THREADS, form: str = DEFAULT_FORM,
+            slope: int = DEFAULT_SLOPE) -> list[Option]:
     """The options with these current values, in the order GUIs are shown them."""
     out = [Option("tt-size", "int", str(tt_log2), str(TT_MIN_LOG2), str(TT_MAX_LOG2)),
            Option("threads", "int", str(threads), "1", str(MAX_THREADS)),
            Option("eval", "enum", evaluation, values=EVALS),
            Option("weights", "string", weights_file),
-           Option("threshold", "bool", "true" if threshold else "false")]
-    for name, value in (("threshold-margin", margin), ("threshold-interval", interval)):
+           Option("threshold", "bool", "true" if threshold else "false"),
+           Option("threshold-form", "enum", form, values=FORMS)]
+    for name, value in (("threshold-margin", margin), ("threshold-interval", interval),
+                        ("threshold-slope", slope)):
         _, lo, hi = INT_OPTIONS[name]
         out.append(Option(name, "int", str(value), str(lo), str(hi)))
     return out

@@ -82,6 +82,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--threshold", choices=("true", "false"), help="threshold pruning on or off")
     ap.add_argument("--margin", type=int, help="threshold-margin")
     ap.add_argument("--interval", type=int, help="threshold-interval")
+    ap.add_argument("--form", choices=("plain", "verified"), help="threshold-form")
+    ap.add_argument("--slope", type=int, help="threshold-slope (verified form: margin per ply)")
     ap.add_argument("--eval", choices=("learned", "hand"), help="the evaluation (default: learned where "
                     "Rafle ships weights)")
     ap.add_argument("--weights", help="search with this weight file")
@@ -93,7 +95,8 @@ def main(argv: list[str]) -> int:
         ap.error("--depth must be at least 1")
     options = {}
     for name, value in (("threshold", args.threshold), ("threshold-margin", args.margin),
-                        ("threshold-interval", args.interval), ("eval", args.eval),
+                        ("threshold-interval", args.interval), ("threshold-form", args.form),
+                        ("threshold-slope", args.slope), ("eval", args.eval),
                         ("weights", args.weights), ("threads", args.threads)):
         if value is not None:
             options[name] = str(value)

@@ -396,6 +396,35 @@ def test_ponder_then_stop(hub):
     assert hub.exchange("stop") == []
 
 
+def test_threshold_parameters_change_a_fixed_depth_search():
+    engine = HubTranscript()
+    engine.send("hub")
+    engine.read_until("wait")
+    engine.send("init")
+    engine.read_until("ready", INIT_WAIT)
+    pos = after(start_position(), "32-28", "19-23", "28x19", "14x23")
+    settings = {
+        "off": ["threshold value=false"],
+        "plain 300": ["threshold value=true", "threshold-form value=plain", "threshold-margin value=300"],
+        "plain 150": ["threshold-margin value=150"],
+        "verified 40+10": ["threshold-form value=verified", "threshold-margin value=40",
+                           "threshold-slope value=10", "threshold-interval value=1"],
+        "verified 40+30": ["threshold-slope value=30"],
+    }
+    nodes = {}
+    for name, params in settings.items():
+        engine.send(*[f"set-param name={p}" for p in params], "new-game",
+                    f'pos pos={START} moves="32-28 19-23 28x19 14x23"', "level depth=8", "go think")
+        lines = engine.read_until("done")
+        check_done(lines[-1], pos)
+        nodes[name] = int(re.search(r"nodes=(\d+)", lines[-2]).group(1))
+    assert len(set(nodes.values())) == len(nodes), nodes       # every setting is applied
+    assert nodes["plain 150"] < nodes["plain 300"] < nodes["off"], nodes
+    assert nodes["verified 40+10"] < nodes["off"], nodes
+    engine.send("quit")
+    assert engine.close() == 0
+
+
 def test_two_threads_answer_every_level_form_ponder_analyze_and_stop():
     engine = HubTranscript()
     engine.send("hub")

@@ -34,8 +34,10 @@ def searcher():
 
 
 def fresh(searcher, threshold=True):
+    """``threshold``: False, True (the plain form) or a form's name."""
     searcher.new_game()
     assert searcher.set_option("threshold", "true" if threshold else "false")
+    assert searcher.set_option("threshold-form", threshold if isinstance(threshold, str) else "plain")
     return searcher
 
 
@@ -392,7 +394,7 @@ def test_node_limit_is_respected(searcher):
         assert r.move in legal_moves(start_position())
 
 
-@pytest.mark.parametrize("threshold", [False, True])
+@pytest.mark.parametrize("threshold", [False, True, "verified"])
 def test_every_returned_move_and_pv_is_legal(searcher, threshold):
     positions = random_game_positions(9, 6, 70)[::7] + random_placements(10, 20)
     for pos in positions:
@@ -460,8 +462,12 @@ def test_ponder_waits_for_hit_or_stop(searcher):
 def test_options_are_validated():
     s = Searcher(16)
     names = [o.name for o in s.options()]
-    assert names[:6] == ["tt-size", "eval", "weights", "threshold", "threshold-margin",
-                         "threshold-interval"]
+    assert names == ["tt-size", "threads", "eval", "weights", "threshold", "threshold-form",
+                     "threshold-margin", "threshold-interval", "threshold-slope"]
+    assert s.set_option("threshold-form", "Verified") and s.threshold_form == "verified"
+    assert not s.set_option("threshold-form", "sloppy") and s.threshold_form == "verified"
+    assert s.set_option("threshold-slope", "0") and not s.set_option("threshold-slope", "-3")
+    assert s.set_option("threads", "16") and not s.set_option("threads", "17") and s.threads == 16
     assert not s.set_option("weights", "/no/such/weights.npz") and s.weights_file is None
     assert "/no/such/weights.npz" in s.notes[-1]
     assert s.set_option("eval", "hand") and s.evaluation == "hand"
