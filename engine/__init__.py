@@ -50,6 +50,8 @@ def _key_the_compile_cache() -> None:
 _key_the_compile_cache()
 
 _EXPORTS = {
+    "book": ("Book", "BookError", "book_arrays", "book_key", "check_book", "read_book",
+             "shipped_book"),
     "errors": ("BadInput",),
     "eval": ("eval_tables",),
     "learn": ("Fit", "expected_result", "extract_features"),

@@ -47,6 +47,7 @@ DEFAULT_INTERVAL = 3
 FORMS = ("plain", "verified")   # threshold pruning: engine.negamax FORM_PLAIN, FORM_VERIFIED
 DEFAULT_FORM = "plain"
 DEFAULT_SLOPE = 10
+DEFAULT_BOOK, DEFAULT_BOOK_PLY, DEFAULT_BOOK_MARGIN = True, 8, 10
 DEFAULT_THREADS, MAX_THREADS = 1, 16
 INT_OPTIONS = {  # name: (default, min, max)
     "tt-size": (TT_DEFAULT_LOG2, TT_MIN_LOG2, TT_MAX_LOG2),
@@ -54,13 +55,17 @@ INT_OPTIONS = {  # name: (default, min, max)
     "threshold-margin": (DEFAULT_MARGIN, 0, 5000),
     "threshold-interval": (DEFAULT_INTERVAL, 1, 32),
     "threshold-slope": (DEFAULT_SLOPE, 0, 1000),
+    "book-ply": (DEFAULT_BOOK_PLY, 0, 1000),
+    "book-margin": (DEFAULT_BOOK_MARGIN, 0, 10000),
 }
 
 
 def declare(tt_log2: int, threshold: bool, margin: int, interval: int,
             evaluation: str = DEFAULT_EVAL, weights_file: str = "",
             threads: int = DEFAULT_THREADS, form: str = DEFAULT_FORM,
-            slope: int = DEFAULT_SLOPE) -> list[Option]:
+            slope: int = DEFAULT_SLOPE, book: bool = DEFAULT_BOOK,
+            book_ply: int = DEFAULT_BOOK_PLY, book_margin: int = DEFAULT_BOOK_MARGIN,
+            book_file: str = "") -> list[Option]:
     """The options with these current values, in the order GUIs are shown them."""
     out = [Option("tt-size", "int", str(tt_log2), str(TT_MIN_LOG2), str(TT_MAX_LOG2)),
            Option("threads", "int", str(threads), "1", str(MAX_THREADS)),
@@ -72,6 +77,11 @@ def declare(tt_log2: int, threshold: bool, margin: int, interval: int,
                         ("threshold-slope", slope)):
         _, lo, hi = INT_OPTIONS[name]
         out.append(Option(name, "int", str(value), str(lo), str(hi)))
+    out.append(Option("book", "bool", "true" if book else "false"))
+    for name, value in (("book-ply", book_ply), ("book-margin", book_margin)):
+        _, lo, hi = INT_OPTIONS[name]
+        out.append(Option(name, "int", str(value), str(lo), str(hi)))
+    out.append(Option("book-file", "string", book_file))
     return out
 
 

@@ -24,6 +24,7 @@ move (off: -85 +- 53); reducing from the third move on beat the fourth (+49 +- 3
 """
 from __future__ import annotations
 
+import random
 import threading
 import time
 from concurrent.futures import Future
@@ -38,8 +39,9 @@ from . import tt
 from .eval import WEIGHTS, eval_tables, evaluate
 from .game import root_counters
 from .movegen import FLAG_PROMOTE, new_move_buffer, new_state
+from . import book as books
 from . import weights
-from .options import (DEFAULT_EVAL, DEFAULT_FORM, DEFAULT_INTERVAL, DEFAULT_MARGIN,
+from .options import (DEFAULT_BOOK, DEFAULT_BOOK_MARGIN, DEFAULT_BOOK_PLY, DEFAULT_EVAL, DEFAULT_FORM, DEFAULT_INTERVAL, DEFAULT_MARGIN,
                       DEFAULT_SLOPE, DEFAULT_THREADS, DEFAULT_THRESHOLD, EVALS, FORMS, Option,
                       declare, parse_bool, parse_int)
 from .weights import Evaluation
@@ -118,6 +120,10 @@ class Searcher:
         self.threshold_interval = DEFAULT_INTERVAL
         self.threshold_form = DEFAULT_FORM
         self.threshold_slope = DEFAULT_SLOPE
+        self.book, self.book_ply, self.book_margin = DEFAULT_BOOK, DEFAULT_BOOK_PLY, DEFAULT_BOOK_MARGIN
+        self.book_file: str | None = None      # a book to play from instead of the shipped one
+        self._books: dict[str, books.Book | None] = {}
+        self._rng = random.Random()           # the book's choices: games differ on purpose
         self.weights = WEIGHTS          # hand evaluation weights (engine.eval), for tuning
         self.evaluation = DEFAULT_EVAL  # "learned": a variant's shipped weights if it has them
         self._learned: dict[str, Evaluation] = {}
@@ -147,7 +153,8 @@ class Searcher:
         """The tunables, as Hub ``param`` declarations."""
         return declare(self.tt_log2, self.threshold, self.threshold_margin,
                        self.threshold_interval, self.evaluation, self.weights_file or "",
-                       self.threads, self.threshold_form, self.threshold_slope)
+                       self.threads, self.threshold_form, self.threshold_slope, self.book,
+                       self.book_ply, self.book_margin, self.book_file or "")
 
     def set_option(self, name: str, value: str) -> bool:
         """Set one option; False (and nothing changed) for an unknown name or a bad value."""
@@ -175,11 +182,22 @@ class Searcher:
                 return False
             self.threshold_form = choice
             return True
-        if name == "threshold":
+        if name in ("threshold", "book"):
             flag = parse_bool(value)
             if flag is None:
                 return False
-            self.threshold = flag
+            setattr(self, name, flag)
+            return True
+        if name == "book-file":
+            path = str(value).strip()
+            if path:
+                try:
+                    books.check_book(path)
+                except books.BookError as exc:
+                    self.notes.append(str(exc))
+                    return False
+            self.book_file = path or None
+            self._books.clear()
             return True
         if name not in _INT_OPTIONS:
             return False
@@ -297,6 +315,10 @@ class Searcher:
                 return Result(None, None, None, 0, 0, time.monotonic() - start, ())
             if len(moves) == 1 and not (ponder or analyze):
                 return Result(moves[0], None, None, 0, 0, time.monotonic() - start, (moves[0],))
+            if self._book_applies(history, limits, ponder or analyze):
+                move = self.book_move(pos)
+                if move is not None and move in moves:
+                    return Result(move, None, None, 0, 0, time.monotonic() - start, (move,))
             plan = timeman.plan(limits, analyze=analyze)
             self._clock.arm(plan.hard)
             self._setup_root(pos, history, barred_square(history, pos))
@@ -318,6 +340,32 @@ class Searcher:
         finally:
             self._stop_helpers()
             self._clock.end()
+
+    # ----- the opening book ------------------------------------------------------------
+    def _book_applies(self, history: list[Position], limits: Limits, thinking_ahead: bool) -> bool:
+        """The book plays the first ``book-ply`` plies of a game, but not while pondering or
+        analysing, nor for a search bounded only by depth or nodes (a test of the search)."""
+        if not self.book or thinking_ahead or limits.infinite or len(history) >= self.book_ply:
+            return False
+        return not ((limits.depth or limits.nodes) and limits.time is None and limits.movetime is None)
+
+    def book_for(self, variant) -> "books.Book | None":
+        """The book used for ``variant`` (``book-file`` or the shipped one), or None."""
+        if variant.name not in self._books:
+            path = books.shipped_book(variant) if self.book_file is None else self.book_file
+            found = None
+            try:
+                found = books.read_book(path, variant)
+            except books.BookError as exc:
+                if self.book_file is not None or books.shipped_book(variant).exists():
+                    self.notes.append(f"{exc}; playing without a book")
+            self._books[variant.name] = found
+        return self._books[variant.name]
+
+    def book_move(self, pos: Position) -> Move | None:
+        """A book move for ``pos`` (random within ``book-margin`` of the best), or None."""
+        found = self.book_for(pos.variant)
+        return None if found is None else found.choose(pos, self.book_margin, self._rng)
 
     # ----- Lazy SMP ---------------------------------------------------------------------
     def _start_helpers(self, max_depth: int) -> None:

@@ -15,6 +15,7 @@ COMMANDS = {
     "match": ("protocol.match.runner", "play a match between two Hub engines"),
     "selfplay": ("protocol.selfplay", "play Rafle against itself for training positions"),
     "train": ("protocol.train", "fit the learned evaluation to self-play positions"),
+    "book": ("protocol.book", "build an opening book by searching; show book moves"),
 }
 
 

@@ -588,11 +588,13 @@ def test_done_is_checked_against_the_moves_the_game_allows():
 def test_levels_beyond_a_clock_or_the_node_counter_are_clamped_not_refused(hub):
     # level nodes=1e19 used to answer at once with no search; move-time=1e10 used to kill
     # the timer thread.  Both now search, and stop still ends them.
+    hub.send("set-param name=book value=false")     # the start is in the book: search it
     for level in ("level nodes=1e19", "level nodes=9223372036854775807", "level move-time=1e10"):
         hub.send("pos start", level, "go think")
         assert hub.read_until("info")[-1].startswith("info depth=")
         hub.send("stop")
         assert hub.read_until("done")[-1].startswith("done move=")
+    hub.send("set-param name=book value=true")
 
 
 def test_the_largest_table_fits_in_memory():

@@ -36,6 +36,7 @@ def searcher():
 def fresh(searcher, threshold=True):
     """``threshold``: False, True (the plain form) or a form's name."""
     searcher.new_game()
+    assert searcher.set_option("book", "false")      # these tests are of the search
     assert searcher.set_option("threshold", "true" if threshold else "false")
     assert searcher.set_option("threshold-form", threshold if isinstance(threshold, str) else "plain")
     return searcher
@@ -463,7 +464,8 @@ def test_options_are_validated():
     s = Searcher(16)
     names = [o.name for o in s.options()]
     assert names == ["tt-size", "threads", "eval", "weights", "threshold", "threshold-form",
-                     "threshold-margin", "threshold-interval", "threshold-slope"]
+                     "threshold-margin", "threshold-interval", "threshold-slope", "book",
+                     "book-ply", "book-margin", "book-file"]
     assert s.set_option("threshold-form", "Verified") and s.threshold_form == "verified"
     assert not s.set_option("threshold-form", "sloppy") and s.threshold_form == "verified"
     assert s.set_option("threshold-slope", "0") and not s.set_option("threshold-slope", "-3")

@@ -1,0 +1,119 @@
+"""Opening books: a book built by ``rafle book build`` holds legal moves within its
+margin, the searcher plays from it only for the first ``book-ply`` plies and varies
+its choice, and a bad book file is refused with a message while play goes on."""
+import random
+
+import numpy as np
+import pytest
+
+from engine import (BookError, Limits, Searcher, book_arrays, book_key, check_book, get_variant,
+                    legal_moves, move_from_hub, move_to_hub, play, read_book, shipped_book,
+                    start_position)
+from protocol import book as book_cli
+
+INTERNATIONAL = get_variant("international")
+MARGIN = 40
+
+
+@pytest.fixture(scope="module")
+def small_book(tmp_path_factory):
+    path = tmp_path_factory.mktemp("book") / "small.npz"
+    assert book_cli.main(["build", "--plies", "3", "--width", "3", "--margin", str(MARGIN),
+                          "--depth", "3", "--out", str(path), "--quiet"]) == 0
+    return path
+
+
+def _positions(found, variant=INTERNATIONAL, plies=3):
+    """Every position of the book's tree with its ply, walking the kept moves."""
+    out, frontier = [], [start_position(variant)]
+    for ply in range(plies):
+        following = []
+        for pos in frontier:
+            moves = found.moves(pos)
+            if moves:
+                out.append((ply, pos, moves))
+                following += [play(pos, m) for m, _ in moves]
+        frontier = following
+    return out
+
+
+def test_a_built_book_holds_legal_moves_within_its_margin(small_book):
+    found = read_book(small_book, INTERNATIONAL)
+    assert check_book(small_book) == "small" and found.version == "small"
+    tree = _positions(found)
+    assert len(tree) == len(found)                # every entry is reached from the start
+    assert {ply for ply, _, _ in tree} == {0, 1, 2}
+    for _, pos, moves in tree:
+        assert 1 <= len(moves) <= 3
+        best = moves[0][1]
+        for move, score in moves:
+            assert move in legal_moves(pos)
+            assert best - MARGIN <= score <= best
+
+
+def test_the_searcher_plays_book_moves_at_random_within_the_margin_then_searches(small_book):
+    s = Searcher(16)
+    assert s.set_option("book-file", str(small_book))
+    assert s.set_option("book-margin", str(MARGIN)) and s.set_option("book-ply", "2")
+    start = start_position()
+    found = read_book(small_book, INTERNATIONAL)
+    in_book = {m for m, _ in found.moves(start)}
+    clock = Limits(time=10.0, inc=0.1)
+    seen = set()
+    for _ in range(30):
+        r = s.search(start, [], clock)
+        assert r.move in in_book and r.depth == 0 and r.nodes == 0
+        seen.add(r.move)
+    assert len(seen) == len(in_book) > 1        # the choice varies over the book's moves
+    after_two = play(play(start, r.move), found.moves(play(start, r.move))[0][0])
+    history = [start, play(start, r.move)]
+    r = s.search(after_two, history, Limits(movetime=0.05))
+    assert r.depth > 0                           # ply 2: past book-ply, searched
+    # fixed-depth searches (tests, benchmarks) and analysis never use the book
+    assert s.search(start, [], Limits(depth=2)).depth == 2
+    assert s.search(start, [], Limits(movetime=0.05), analyze=True).depth > 0
+    assert s.set_option("book", "false")
+    assert s.search(start, [], clock).depth > 0
+
+
+def test_choices_respect_the_margin():
+    start = start_position()
+    moves = legal_moves(start)
+    texts = [move_to_hub(m) for m in moves[:4]]
+    entries = {book_key(start): [(texts[0], 30), (texts[1], 25), (texts[2], 10), (texts[3], -50)]}
+    from engine import Book
+    found = Book("t", "international", {k: tuple(v) for k, v in entries.items()})
+    rng = random.Random(3)
+    assert {move_to_hub(found.choose(start, 5, rng)) for _ in range(50)} == set(texts[:2])
+    assert {move_to_hub(found.choose(start, 0, rng)) for _ in range(20)} == {texts[0]}
+    assert {move_to_hub(found.choose(start, 100, rng)) for _ in range(200)} == set(texts)
+    assert found.choose(play(start, moves[0]), 100, rng) is None
+
+
+def test_a_bad_book_is_refused_with_its_name_and_play_goes_on(tmp_path):
+    corrupt = tmp_path / "corrupt.npz"
+    corrupt.write_bytes(b"PK\x03\x04 not really a zip")
+    s = Searcher(16)
+    assert not s.set_option("book-file", str(corrupt))
+    assert str(corrupt) in s.notes[-1] and s.book_file is None
+    with pytest.raises(BookError, match="corrupt.npz"):
+        read_book(corrupt, INTERNATIONAL)
+    uneven = tmp_path / "uneven.npz"
+    arrays = book_arrays({1: [("32-28", 0)]})
+    np.savez(uneven, keys=arrays["keys"], moves=np.array(["32-28", "33-28"]), scores=arrays["scores"],
+             variant="international", version="x")
+    with pytest.raises(BookError, match="uneven.npz"):
+        check_book(uneven)
+    russian = tmp_path / "russian.npz"                 # readable, but for another variant
+    np.savez(russian, **arrays, variant="russian", version="r")
+    assert s.set_option("book-file", str(russian))
+    r = s.search(start_position(), [], Limits(movetime=0.05))
+    assert r.move in legal_moves(start_position()) and r.depth > 0
+    assert "russian.npz" in s.notes[-1] and "without a book" in s.notes[-1]
+
+
+def test_the_shipped_book_loads_and_its_moves_are_legal():
+    found = read_book(shipped_book(INTERNATIONAL), INTERNATIONAL)
+    assert found.version.startswith("international-book")
+    tree = _positions(found, plies=4)
+    assert tree and all(m in legal_moves(pos) for _, pos, moves in tree for m, _ in moves)
