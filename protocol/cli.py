@@ -13,6 +13,7 @@ COMMANDS = {
     "play": ("protocol.text.cli", "play and study in the terminal"),
     "bench": ("protocol.bench", "search a fixed set of positions; prints the node signature"),
     "match": ("protocol.match.runner", "play a match between two Hub engines"),
+    "tournament": ("protocol.match.tournament", "round robin or gauntlet of many engines, resumable"),
     "selfplay": ("protocol.selfplay", "play Rafle against itself for training positions"),
     "train": ("protocol.train", "fit the learned evaluation to self-play positions"),
     "book": ("protocol.book", "build an opening book by searching; show book moves"),

@@ -46,12 +46,14 @@ class HubClient:
     """One Hub engine process."""
 
     def __init__(self, command: str | list[str], options: dict[str, str] | None = None,
-                 log: Callable[[str], None] | None = None, label: str = "engine"):
+                 log: Callable[[str], None] | None = None, label: str = "engine",
+                 cwd: str | None = None):
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise EngineError("empty engine command")
         self.options = dict(options or {})
         self.label = label
+        self.cwd = cwd                  # the engine's working directory (None: ours)
         self._log = log or (lambda text: None)
         self.name = os.path.basename(self.argv[0])
         self.params: dict[str, dict[str, str]] = {}
@@ -64,7 +66,7 @@ class HubClient:
         """Launch the engine and run the handshake (``hub`` ... ``wait``, ``init`` ... ``ready``)."""
         try:
             self.proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                self.argv, cwd=self.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, text=True, bufsize=1, encoding="utf-8",
                 errors="replace")
         except OSError as e:

@@ -1,0 +1,191 @@
+"""A DXP engine seen as a Hub engine: the runner's games drive it as a DXP initiator.
+
+An engine that only speaks DXP (DamExchange) listens on a TCP port as follower.  This
+client starts its command (``{port}`` in the command is replaced by a free port), connects,
+and plays the runner's games through DXP messages: the first time the engine must move in
+a game, a GAMEREQ sets up the position reached (and the engine's colour, clock and move
+limit); after that each of the opponent's moves is sent as a MOVE and the engine's MOVE is
+its answer.  When the runner ends a game, a GAMEEND (reason 0, another game welcome) tells
+the engine.  It offers the calls the match runner makes of :class:`HubClient` (``start``,
+``ping``, ``new_game``, ``search``, ``alive``, ``quit``, ``rss``, ``name``).
+
+DXP carries 10x10 boards only (international draughts) and knows no increment: the
+engine is told its whole clock in minutes and the move limit; the runner keeps the real
+clock and judges time as for any engine.
+"""
+from __future__ import annotations
+
+import shlex
+import socket
+import subprocess
+import time
+
+from engine import BadInput, move_from_hub, move_to_hub, play, pos_from_hub, pos_to_dxp
+
+from ..dxp.link import Link, PeerGone, PeerSilent
+from ..dxp.wire import (Chat, DxpError, GameAcc, GameEnd, GameReq, MoveMsg, decode,
+                        format_minutes)
+from ..hub.client import EngineError, SearchReply
+
+NAME = "Rafle tournament"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class DxpClient:
+    """One DXP engine process, driven over one connection for many games."""
+
+    def __init__(self, command: str, minutes: float = 1.0, moves: int = 0, host: str = "127.0.0.1",
+                 cwd: str | None = None, log=None, label: str = "engine"):
+        self.port = free_port()
+        self.argv = [a.replace("{port}", str(self.port)) for a in shlex.split(command)]
+        if not self.argv:
+            raise EngineError("empty engine command")
+        self.host, self.cwd = host, cwd
+        self.minutes, self.moves = minutes, moves
+        self.label = label
+        self._log = log or (lambda text: None)
+        self.name = self.argv[0].rsplit("/", 1)[-1]
+        self.proc: subprocess.Popen | None = None
+        self.link: Link | None = None
+        self._game: list[str] | None = None       # Hub moves of the game as the engine knows it
+        self._start: str | None = None            # the game's start (Hub position string)
+        self._pos = None                          # the position after ``_game``
+
+    # ----- process and connection ------------------------------------------------
+    def start(self, timeout: float = 120.0) -> None:
+        try:
+            self.proc = subprocess.Popen(self.argv, cwd=self.cwd, stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError as e:
+            raise EngineError(f"cannot start {' '.join(self.argv)!r}: {e}") from None
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise EngineError(f"{self.argv[0]} exited with code {self.proc.returncode} "
+                                  "before accepting a DXP connection")
+            try:
+                sock = socket.create_connection((self.host, self.port), timeout=1.0)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise EngineError(f"no DXP server on {self.host}:{self.port} after "
+                                      f"{timeout:g} s") from None
+                time.sleep(0.1)
+        self.link = Link(sock, trace=lambda text: self._log(f"{self.label} {text}"))
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None and self.link is not None
+
+    def rss(self) -> int | None:
+        return None
+
+    def quit(self, grace: float = 2.0) -> None:
+        if self.link is not None:
+            try:
+                if self._game is not None:
+                    self.link.send(GameEnd(0, 1), spaced=False)
+            except PeerGone:
+                pass
+            self.link.close()
+            self.link = None
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            try:
+                proc.wait(grace)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+    def ping(self, timeout: float = 10.0) -> None:
+        if not self.alive():
+            raise EngineError(f"{self.name} is not running")
+
+    def new_game(self) -> None:
+        """End the game the engine is in, if any (the runner has judged it)."""
+        if self._game is not None and self.link is not None:
+            try:
+                self.link.send(GameEnd(0, 0))
+                self._expect(GameEnd, time.monotonic() + 5.0)
+            except (PeerGone, PeerSilent, EngineError):
+                pass          # an engine that does not answer GAMEEND can still play the next
+        self._game = None
+
+    # ----- one move ----------------------------------------------------------------
+    def search(self, position: str, moves: list[str], level: list[str],
+               deadline: float, stop_at: float | None = None) -> SearchReply:
+        if not self.alive():
+            raise EngineError(f"{self.name} is not running")
+        sent = time.perf_counter()
+        try:
+            known = self._game or []
+            if self._game is None or self._start != position or moves[:len(known)] != known:
+                if self._game is not None:
+                    self.new_game()
+                pos = pos_from_hub(position)
+                for text in moves:
+                    pos = play(pos, move_from_hub(pos, text))
+                self._request(pos)
+                self._start, self._pos = position, pos
+            else:
+                for text in moves[len(known):]:          # the opponent's reply
+                    move = move_from_hub(self._pos, text)
+                    self.link.send(MoveMsg(0, move.frm, move.to, tuple(sorted(move.captured))))
+                    self._pos = play(self._pos, move)
+            self._game = list(moves)
+            reply = self._expect(MoveMsg, deadline)
+        except (PeerGone, DxpError, BadInput) as exc:
+            raise EngineError(f"{self.name}: {exc}") from None
+        text = _hub_move(self._pos, reply)
+        self._game.append(text)
+        try:
+            self._pos = play(self._pos, move_from_hub(self._pos, text))
+        except BadInput:
+            self._game = None         # an illegal move: the runner ends this game
+        return SearchReply(text, time.perf_counter() - sent, {})
+
+    def _request(self, pos) -> None:
+        board = pos_to_dxp(pos)
+        self.link.send(GameReq(NAME, follower_white=board[0] == "W", minutes=_minutes(self.minutes),
+                               moves=self.moves, board=board[1:], white_to_move=board[0] == "W"))
+        acc = self._expect(GameAcc, time.monotonic() + 30.0)
+        if acc.code != 0:
+            raise EngineError(f"{self.name} refused the game (GAMEACC code {acc.code})")
+        if acc.name.strip():
+            self.name = acc.name.strip()
+
+    def _expect(self, kind, deadline: float):
+        """The next message of ``kind``; chat and stray game ends are skipped."""
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise EngineError(f"{self.name}: no {kind.__name__} in time")
+            try:
+                msg = decode(self.link.receive(left))
+            except PeerSilent:
+                raise EngineError(f"{self.name}: no {kind.__name__} in time") from None
+            if isinstance(msg, kind):
+                return msg
+            if isinstance(msg, Chat):
+                continue
+            if isinstance(msg, GameEnd) and kind is MoveMsg:
+                raise EngineError(f"{self.name} ended the game (GAMEEND reason {msg.reason}) "
+                                  "instead of moving")
+
+
+def _minutes(minutes: float) -> float:
+    return float(format_minutes(min(max(minutes, 0.01), 999)))
+
+
+def _hub_move(pos, msg: MoveMsg) -> str:
+    """The Hub text of the engine's DXP move: from, to and the captured squares."""
+    head = f"{msg.frm}{'x' if msg.captured else '-'}{msg.to}"
+    text = head + "".join(f"x{c}" for c in msg.captured)
+    try:
+        return move_to_hub(move_from_hub(pos, text))
+    except BadInput:
+        return text           # illegal: the runner judges it and the engine loses
