@@ -221,3 +221,56 @@ def test_the_rating_fit_recovers_known_strengths():
     # an engine that won every game still gets a finite rating above the rest
     sweep, _ = fit_ratings(3, [(0, 1, 1.0), (0, 2, 1.0), (1, 2, 0.5)] * 5)
     assert np.all(np.isfinite(sweep)) and sweep[0] > sweep[1] + 100
+
+
+def test_openings_from_a_pdn_file_and_from_fens(tmp_path, capsys, monkeypatch):
+    from protocol.match.openings import load_openings
+    pdn = tmp_path / "starts.pdn"
+    pdn.write_text('[Event "a"]\n[Result "*"]\n\n1. 32-28 19-23 2. 28x19 14x23 *\n\n'
+                   '[Event "b"]\n[FEN "W:W31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:'
+                   'B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20"]\n[Result "*"]\n\n1. 33-29 *\n')
+    openings = load_openings(pdn)
+    assert [len(o.moves) for o in openings] == [4, 1]
+    with pytest.raises(Exception, match="russian"):
+        load_openings(pdn, __import__("engine").get_variant("russian"))
+    monkeypatch.chdir(ROOT)
+    run(tmp_path, capsys, "--engine", "name=a", f"cmd={RAFLE} hub", "depth=1", "--engine", "name=b",
+        f"cmd={RAFLE} hub", "depth=1", "--games", "4", "--max-plies", "12", "--openings", str(pdn))
+    games = read_pdn((tmp_path / "t.pdn").read_text())
+    assert [str(g.moves[0]) for g in games[:2]] == [str(openings[0].moves[0])] * 2
+    assert [len(g.moves) for g in games] == [12] * 4
+
+
+def test_a_russian_round_robin(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    run(tmp_path, capsys, "--engine", "name=a", f"cmd={RAFLE} hub", "depth=1", "--engine", "name=b",
+        f"cmd={RAFLE} hub", "depth=2", "--games", "2", "--max-plies", "20", "--variant", "russian")
+    games = read_pdn((tmp_path / "t.pdn").read_text())
+    assert len(games) == 2 and all(g.game().position.variant.name == "russian" for g in games)
+
+
+def test_ctrl_c_keeps_the_finished_games_and_the_same_command_goes_on(tmp_path):
+    import signal
+    import subprocess
+    import time
+    state = tmp_path / "c.json"
+    argv = [sys.executable, "-m", "protocol.cli", "tournament", "--state", str(state),
+            "--pdn", str(tmp_path / "c.pdn"), *three_rafles(), "--games", "4", "--max-plies", "30",
+            "--concurrency", "1"]
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        if state.exists() and len(json.loads(state.read_text())["games"]) >= 2:
+            break
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    kept = len(json.loads(state.read_text())["games"])
+    assert 2 <= kept < 12 and "interrupted" in out
+    again = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert f"({kept} played before, {12 - kept} to play)" in again.stdout
+    ids = [g["id"] for g in json.loads(state.read_text())["games"]]
+    assert sorted(ids) == list(range(12))
+    assert len(read_pdn((tmp_path / "c.pdn").read_text())) == 12

@@ -9,7 +9,8 @@ Format (``protocol/match/data/openings-10x10.txt`` is an example)::
     B:W31-50:B1-20 | 19-23       a FEN followed by moves from it
 
 Every move is checked against the rules; a bad line raises :class:`BadInput` naming
-the file line.
+the file line.  A PDN file (``.pdn``, or text that starts with a tag) gives one opening
+per game: its start position and every move it holds.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine import (INTERNATIONAL, BadInput, Move, Position, Variant, move_from_pdn, play,
-                    pos_from_fen, start_position)
+                    pos_from_fen, read_pdn, start_position)
 
 DATA = Path(__file__).resolve().parent / "data"
 BUILTIN = DATA / "openings-10x10.txt"
@@ -77,9 +78,12 @@ def load_openings(path: str | Path, variant: Variant = INTERNATIONAL) -> list[Op
                            f"--openings FILE or startpos")
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise BadInput(f"cannot read openings file {str(path)!r}: {e.strerror}") from None
+    if path.suffix.lower() in (".pdn", ".pgn") or text.lstrip().startswith("["):
+        return _pdn_openings(path, text, variant)
+    lines = text.splitlines()
     openings = []
     for number, line in enumerate(lines, start=1):
         line = line.split("#", 1)[0].strip()
@@ -91,4 +95,21 @@ def load_openings(path: str | Path, variant: Variant = INTERNATIONAL) -> list[Op
             raise BadInput(f"{path.name} line {number}: {e}") from None
     if not openings:
         raise BadInput(f"openings file {str(path)!r} has no opening")
+    return openings
+
+
+def _pdn_openings(path: Path, text: str, variant: Variant) -> list[Opening]:
+    """Each game of a PDN file is an opening: its start (FEN tag or the initial position)
+    and every move it holds."""
+    try:
+        games = read_pdn(text)
+    except BadInput as e:
+        raise BadInput(f"{path.name}: {e}") from None
+    openings = []
+    for number, g in enumerate(games, start=1):
+        if g.start.variant.name != variant.name:
+            raise BadInput(f"{path.name} game {number} is {g.start.variant.name}, not {variant.name}")
+        openings.append(Opening(g.start, tuple(g.moves), f"{path.name} game {number}"))
+    if not openings:
+        raise BadInput(f"openings file {str(path)!r} has no game")
     return openings
