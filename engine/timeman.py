@@ -28,6 +28,7 @@ DEFAULT_MOVETIME = 1.0    # seconds, when a normal search is given no limit at a
 DEFAULT_MOVES_TO_GO = 30  # moves the remaining clock must last without a moves= field
 OVERHEAD = 0.05           # seconds lost between the GUI sending `go` and reading `done` (pipes, scheduling)
 MIN_THINK = 0.005
+LATENCY = 0.01            # seconds each move costs beyond the search's own clock (reading the game, replying)
 SOFT = 0.6                # no new iteration after this share of a move's target time
 HARD = 4.0                # the running iteration is cut at this many targets
 STRETCH_MAX = 2.5         # the soft limit stretched at most this much (an unsettled best move)
@@ -84,8 +85,8 @@ def clock_budget(clock: float, inc: float, moves: int | None) -> tuple[float, fl
     """(soft, hard) seconds for a move with ``clock`` seconds left, ``inc`` per move
     to come and ``moves`` moves to the next time control (None: sudden death).
 
-    The target is an even share of the clock over the moves to go, plus the increment
-    (it comes back after every move).  No iteration starts after ``SOFT`` of the target
+    The target is an even share of the usable clock (less a reserve) over the moves to
+    go, plus the increment less ``LATENCY`` (it comes back after every move).  No iteration starts after ``SOFT`` of the target
     (the search then finishes the one it is in: on average the move takes about the
     target); the search may stretch the soft limit when the best move is unsettled
     (:meth:`Clock.time_is_up`), and the running iteration is cut at ``hard``."""
@@ -96,8 +97,10 @@ def clock_budget(clock: float, inc: float, moves: int | None) -> tuple[float, fl
     to_go = DEFAULT_MOVES_TO_GO
     if moves is not None and 0 < moves < math.inf:
         to_go = min(int(moves), 100)
-    # This move's increment is already in ``clock``; later ones will come back.
-    target = max(clock - inc, 0.0) / to_go + inc
+    # This move's increment is already in ``clock``; later ones will come back, less what
+    # each move costs outside the search.  The reserve is never planned away: a clock run
+    # down to it thinks less than the increment and grows again.
+    target = max(usable - inc, 0.0) / to_go + max(inc - LATENCY, 0.0)
     hard = min(usable, HARD * target)
     soft = min(SOFT * target, hard)
     if to_go == 1:

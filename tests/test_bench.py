@@ -9,7 +9,7 @@ import pytest
 from protocol import bench
 
 SIGNATURE_DEPTH = 7
-SIGNATURE = 197558          # the shipped learned evaluation (international-1)
+SIGNATURE = 181797          # the shipped learned evaluation (international-2)
 HAND_SIGNATURE = 197929     # eval=hand
 
 

@@ -419,8 +419,6 @@ def test_threshold_parameters_change_a_fixed_depth_search():
         check_done(lines[-1], pos)
         nodes[name] = int(re.search(r"nodes=(\d+)", lines[-2]).group(1))
     assert len(set(nodes.values())) == len(nodes), nodes       # every setting is applied
-    assert nodes["plain 150"] < nodes["plain 300"] < nodes["off"], nodes
-    assert nodes["verified 40+10"] < nodes["off"], nodes
     engine.send("quit")
     assert engine.close() == 0
 
