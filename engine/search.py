@@ -89,6 +89,7 @@ class Result:
 
 
 LMR_DEPTH, LMR_MOVES = 3, 2    # reduce late quiet moves from this depth, after this many moves
+_CHOICES = {"eval": ("evaluation", EVALS), "threshold-form": ("threshold_form", FORMS)}
 
 
 class _Helper:
@@ -160,27 +161,12 @@ class Searcher:
         """Set one option; False (and nothing changed) for an unknown name or a bad value."""
         if self._clock.running:
             return False
-        if name == "eval":
+        if name in _CHOICES:                         # eval, threshold-form
+            attr, allowed = _CHOICES[name]
             choice = str(value).strip().lower()
-            if choice not in EVALS:
+            if choice not in allowed:
                 return False
-            self.evaluation = choice
-            return True
-        if name == "weights":
-            path = str(value).strip()
-            if path:
-                try:
-                    weights.check(path)
-                except weights.WeightsError as exc:
-                    self.notes.append(str(exc))
-                    return False
-            self.use_weights(path or None)
-            return True
-        if name == "threshold-form":
-            choice = str(value).strip().lower()
-            if choice not in FORMS:
-                return False
-            self.threshold_form = choice
+            setattr(self, attr, choice)
             return True
         if name in ("threshold", "book"):
             flag = parse_bool(value)
@@ -188,16 +174,21 @@ class Searcher:
                 return False
             setattr(self, name, flag)
             return True
-        if name == "book-file":
+        if name in ("weights", "book-file"):
             path = str(value).strip()
+            check, error = ((weights.check, weights.WeightsError) if name == "weights"
+                            else (books.check_book, books.BookError))
             if path:
                 try:
-                    books.check_book(path)
-                except books.BookError as exc:
+                    check(path)
+                except error as exc:
                     self.notes.append(str(exc))
                     return False
-            self.book_file = path or None
-            self._books.clear()
+            if name == "weights":
+                self.use_weights(path or None)
+            else:
+                self.book_file = path or None
+                self._books.clear()
             return True
         if name not in _INT_OPTIONS:
             return False

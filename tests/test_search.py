@@ -630,6 +630,7 @@ def test_two_threads_play_legal_moves_in_every_limit_and_leave_no_helper_running
     limits = [Limits(depth=5), Limits(nodes=5000), Limits(movetime=0.05),
               Limits(time=1.0, inc=0.01), Limits(moves=10, time=2.0)]
     positions = random_game_positions(21, 4, 60)[::5] + random_placements(22, 6)
+    helped = 0
     for round_ in range(2):                # the same positions again: a table full of both threads' entries
         for i, pos in enumerate(positions):
             if not legal_moves(pos):
@@ -641,7 +642,8 @@ def test_two_threads_play_legal_moves_in_every_limit_and_leave_no_helper_running
                 assert m in legal_moves(after)
                 after = play(after, m)
             assert not _helpers_alive()
-    assert s._helpers and s._helpers[0].nodes > 0       # the helper did search
+            helped += s._helpers[0].nodes if s._helpers else 0
+    assert helped > 0                                      # the helper did search
 
 
 def test_stop_ends_every_thread_of_an_infinite_search():

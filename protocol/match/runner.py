@@ -353,20 +353,12 @@ class Match:
         self.say(f"match: {a.games} games, {self.limits[0].describe()}"
                  + (f" vs {self.limits[1].describe()}" if self.limits[1] != self.limits[0] else "")
                  + f", {len(self.openings)} openings, concurrency {a.concurrency}")
-        threads = [threading.Thread(target=self.worker, args=(w,), daemon=True)
-                   for w in range(a.concurrency)]
-        for t in threads:
-            t.start()
-        try:
-            while any(t.is_alive() for t in threads):
-                for t in threads:
-                    t.join(0.2)
-        except KeyboardInterrupt:
+        def interrupted() -> None:
             self.aborted = True
             self.stop.set()
             self.say("interrupted: finishing")
-            for t in threads:
-                t.join(10)
+
+        run_workers(self.worker, a.concurrency, interrupted)
         for f in (self.log_file, self.pdn_file):
             if f:
                 f.close()
@@ -376,6 +368,22 @@ class Match:
         for text in self.score.report(self.aborted) + self.memory_lines():
             self.say(text)
         return 0
+
+
+def run_workers(target, count: int, on_interrupt) -> None:
+    """Run ``target(w)`` in ``count`` threads until all end; on Ctrl-C call
+    ``on_interrupt()`` (which tells them to stop) and give them 10 s each to end."""
+    threads = [threading.Thread(target=target, args=(w,), daemon=True) for w in range(count)]
+    for t in threads:
+        t.start()
+    try:
+        while any(t.is_alive() for t in threads):
+            for t in threads:
+                t.join(0.2)
+    except KeyboardInterrupt:
+        on_interrupt()
+        for t in threads:
+            t.join(10)
 
 
 def _shut(client: HubClient | None) -> None:

@@ -51,7 +51,7 @@ from engine import INTERNATIONAL, get_variant, write_pdn
 from ..hub.client import EngineError, HubClient
 from .dxp_client import DxpClient
 from .ratings import fit_ratings
-from .runner import Limit, Match, build_parser as match_parser, parse_tc
+from .runner import Limit, Match, build_parser as match_parser, parse_tc, run_workers
 from .score import GameResult
 
 PROTOCOLS = ("hub", "dxp")
@@ -398,22 +398,14 @@ class Tournament:
         left = len(self.games) - len(self.done)
         self.say(f"tournament: {len(self.specs)} engines, {a.format}, {len(self.games)} games "
                  f"({len(self.done)} played before, {left} to play), concurrency {a.concurrency}")
-        threads = [threading.Thread(target=self.worker, args=(w,), daemon=True)
-                   for w in range(min(a.concurrency, max(left, 1)))]
-        for t in threads:
-            t.start()
-        try:
-            while any(t.is_alive() for t in threads):
-                for t in threads:
-                    t.join(0.2)
-        except KeyboardInterrupt:
+        def interrupted() -> None:
             self.say("interrupted: the games in progress are dropped, the finished ones are kept")
             self.stop.set()
             for pair in list(self.pairings.values()):
                 pair.aborted = True
                 pair.stop.set()
-            for t in threads:
-                t.join(10)
+
+        run_workers(self.worker, min(a.concurrency, max(left, 1)), interrupted)
         if self.error:
             print(f"rafle tournament: {self.error}", file=sys.stderr)
             return 1
