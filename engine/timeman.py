@@ -32,6 +32,7 @@ LATENCY = 0.01            # seconds each move costs beyond the search's own cloc
 SOFT = 0.6                # no new iteration after this share of a move's target time
 HARD = 4.0                # the running iteration is cut at this many targets
 STRETCH_MAX = 2.5         # the soft limit stretched at most this much (an unsettled best move)
+CONTROL_SLACK = 4         # moves planned beyond a time control: about 9% of its clock is left at it
 
 
 @dataclass(frozen=True)
@@ -96,15 +97,16 @@ def clock_budget(clock: float, inc: float, moves: int | None) -> tuple[float, fl
         return MIN_THINK, MIN_THINK
     to_go = DEFAULT_MOVES_TO_GO
     if moves is not None and 0 < moves < math.inf:
-        to_go = min(int(moves), 100)
+        # Plan as if the control were a few moves further away: the last moves before it
+        # do not each take a big share of what is left (the last one all of it), and the
+        # time left at the control carries over to the next period.
+        to_go = min(int(moves), 100) + CONTROL_SLACK
     # This move's increment is already in ``clock``; later ones will come back, less what
     # each move costs outside the search.  The reserve is never planned away: a clock run
     # down to it thinks less than the increment and grows again.
     target = max(usable - inc, 0.0) / to_go + max(inc - LATENCY, 0.0)
     hard = min(usable, HARD * target)
     soft = min(SOFT * target, hard)
-    if to_go == 1:
-        soft = hard = usable
     return max(soft, MIN_THINK), max(hard, MIN_THINK)
 
 
