@@ -14,7 +14,9 @@ quiet moves the kernel leaves out when it generates the root's moves.
 
 Threshold pruning (``threshold``, ``threshold-form``, ``threshold-margin``,
 ``threshold-interval``, ``threshold-slope``: :mod:`engine.negamax` describes the plain
-and the verified form) is off by default.  The figures below are the plain form's.  Measured over the bench positions at depth 13 it saves 37% of the nodes
+and the verified form) is on by default in the verified form (margin 40 + 10 a ply,
+every ply): +315 =445 -240 over 1,000 games at 1 s + 0.01 s against off (Elo +26 +- 16).
+The plain form, measured over the bench positions at depth 13, saves 37% of the nodes
 (margin 300, interval 3) to 59% (150, 2), but in self-play at equal node budgets
 300/3 scored even with it off (-5 Elo over 340 games, error bar about 30) and 150/2
 lost clearly (-115 +- 62 over 100 games): the saving is paid for in missed tactics.

@@ -9,12 +9,14 @@ import pytest
 from protocol import bench
 
 SIGNATURE_DEPTH = 7
-SIGNATURE = 181797          # the shipped learned evaluation (international-2)
-HAND_SIGNATURE = 197929     # eval=hand
+SIGNATURE = 137204          # as shipped: international-2, verified threshold pruning 40+10/1
+HAND_SIGNATURE = 164381     # eval=hand
+NO_THRESHOLD_SIGNATURE = 181797     # threshold=false
 
 
 @pytest.mark.parametrize("options, signature", [({}, SIGNATURE),
-                                                 ({"eval": "hand"}, HAND_SIGNATURE)])
+                                                 ({"eval": "hand"}, HAND_SIGNATURE),
+                                                 ({"threshold": "false"}, NO_THRESHOLD_SIGNATURE)])
 def test_bench_signature(options, signature):
     results = bench.run(SIGNATURE_DEPTH, options)
     assert len(results) == len(bench.POSITIONS) >= 8

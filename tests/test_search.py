@@ -33,12 +33,21 @@ def searcher():
     return s
 
 
+FORM_SETTINGS = {  # each form with the margin and interval it was measured at
+    "plain": {"threshold-margin": "300", "threshold-interval": "3"},
+    "verified": {"threshold-margin": "40", "threshold-slope": "10", "threshold-interval": "1"},
+}
+
+
 def fresh(searcher, threshold=True):
-    """``threshold``: False, True (the plain form) or a form's name."""
+    """``threshold``: False, True (the plain form at 300/3) or a form's name."""
     searcher.new_game()
     assert searcher.set_option("book", "false")      # these tests are of the search
     assert searcher.set_option("threshold", "true" if threshold else "false")
-    assert searcher.set_option("threshold-form", threshold if isinstance(threshold, str) else "plain")
+    form = threshold if isinstance(threshold, str) else "plain"
+    assert searcher.set_option("threshold-form", form)
+    for name, value in FORM_SETTINGS[form].items():
+        assert searcher.set_option(name, value)
     return searcher
 
 
@@ -277,7 +286,7 @@ SHOTS = [  # White to move wins everything in 5 plies, starting with a quiet mov
 def test_finds_the_shot_with_exact_mate_distance(searcher, fen):
     pos = pos_from_fen(fen)
     assert not forced_win(pos, 3) and forced_win(pos, 5)
-    for threshold in (False, True):
+    for threshold in (False, True, "verified"):
         r = fresh(searcher, threshold).search(pos, [], Limits(depth=9))
         assert r.score == MATE - 5
         assert not r.move.captured

@@ -62,8 +62,9 @@ Speak the Hub protocol (version 2, Scan's) on standard input and output: give th
 to a draughts GUI or client (the Hub GUI, pydraughts HubEngine, lidraughts-bot), or type
 'hub', 'init', 'pos start', 'go think' yourself.
 
-Parameters (set-param before init): variant, tt-size, eval (learned or hand), weights (a
-weight file), threshold, threshold-margin, threshold-interval.  Extension for scripts:
+Parameters (set-param before init): variant, tt-size, threads, eval (learned or hand),
+weights (a weight file), threshold, threshold-form (verified or plain), threshold-margin,
+threshold-interval, threshold-slope, book, book-ply, book-margin, book-file.  Extension for scripts:
 'perft depth=N' after 'pos'; 'stop' ends it.  Nothing is written to stderr; set
 RAFLE_LOG=FILE to log every line in and out."""
 
