@@ -9,9 +9,9 @@ Captures are found by a depth-first search over jumps in which jumped pieces sta
 the board until the capture ends (they block and cannot be jumped twice), except in
 Thai draughts, where they leave at once.  The capture precedence of the variant
 (majority rule, Frisian values, Italian's four rules...) and the removal of duplicate
-captures (same from, to, captured set and crowning by another path) both live in
-``_record``.  Every rule is read from the variant table: the kernels never ask which
-variant they play.
+captures (same from, to, captured set and crowning by another path; counted, not
+dropped, in the capture-path mode of :func:`new_state`) both live in ``_record``.  Every
+rule is read from the variant table: the kernels never ask which variant they play.
 """
 import numpy as np
 from numba import njit
@@ -28,10 +28,13 @@ MAX_MOVES = 1024   # rows of one move list; far above any legal position's count
 MAX_PLY = 128
 MOVE_FROM, MOVE_TO, MOVE_CAPTURED, MOVE_FLAGS = 0, 1, 2, 3
 FLAG_PROMOTE = 1
+# In the capture-path mode a move's flags also count its other paths from this bit up
+# (0: one path).  Play never sets the mode, so the search never sees these bits.
+PATHS_SHIFT = 8
 
 # Scratch of the capture search (``state`` array): move count, best precedence key,
-# then a stack of partial captures, three slots each.
-_COUNT, _BEST = 0, 1
+# the capture-path mode, then a stack of partial captures, three slots each.
+_COUNT, _BEST, _PATHS = 0, 1, 2
 _STACK = 8
 _STACK_SIZE = 4096
 STATE_SIZE = _STACK + 3 * _STACK_SIZE
@@ -42,9 +45,23 @@ def new_move_buffer(plies: int = MAX_PLY) -> np.ndarray:
     return np.zeros((plies, MAX_MOVES, 4), dtype=np.int64)
 
 
-def new_state() -> np.ndarray:
-    """Scratch space of the capture search, owned by one caller (one thread)."""
-    return np.zeros(STATE_SIZE, dtype=np.int64)
+def new_state(paths: bool = False) -> np.ndarray:
+    """Scratch space of the capture search, owned by one caller (one thread).
+
+    ``paths``: a capture still appears once per (from, to, captured set, crowning),
+    but its flags count the paths that reach it (:func:`paths_of`): other orders of the
+    same jumps, or other squares where a king turns.  A king going on along one line
+    is one path, wherever it could have landed on it.  Play never uses it; it gives
+    the published "keep duplicates" perft counts."""
+    state = np.zeros(STATE_SIZE, dtype=np.int64)
+    state[_PATHS] = int(paths)
+    return state
+
+
+@njit(cache=True, nogil=True, inline="always")
+def paths_of(flags):
+    """The number of capture paths of a move (1 unless counted in the capture-path mode)."""
+    return (flags >> PATHS_SHIFT) + 1
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -93,7 +110,9 @@ def _record(V, out, state, start, end, captured, kings, king_moves, flags, order
         # are compared too: a Russian man crowned on the way is a different move.
         for i in range(n):
             if (out[i, 2] == captured and out[i, 0] == start and out[i, 1] == end
-                    and out[i, 3] == flags):
+                    and (out[i, 3] & FLAG_PROMOTE) == flags):
+                if state[_PATHS]:
+                    out[i, 3] += 1 << PATHS_SHIFT
                 return
     if n < out.shape[0]:
         out[n, 0] = start
@@ -356,9 +375,15 @@ def generate(white, black, kings, turn, V, S, out, state):
 
 @njit(cache=True, nogil=True)
 def count_moves(white, black, kings, turn, V, S, out, state):
-    """The number of legal moves, counting quiet moves without listing them."""
+    """The number of legal moves, counting quiet moves without listing them (and each
+    capture path in the capture-path mode)."""
     n = generate_captures(white, black, kings, turn, V, S, out, state)
     if n:
+        if state[_PATHS]:
+            total = 0
+            for i in range(n):
+                total += paths_of(out[i, 3])
+            return total
         return n
     own, opp, promo, fwd = _sides(V, white, black, turn)
     empty = V[V_BOARD] & ~(white | black)
@@ -410,20 +435,23 @@ def perft(white, black, kings, turn, depth, bulk, V, S, buf, state, stop):
     """Leaf count at ``depth`` plies; ``bulk`` counts the last ply without making it.
 
     Iterative (numba cannot cache recursive kernels): ``buf[ply]`` holds the move
-    list of each ply, ``stack`` the position and the next move index.  ``stop[0]``, set
-    by another thread, ends the count early (checked every 4096 moves): -1 is returned.
+    list of each ply, ``stack`` the position, the next move index and the number of
+    paths that lead to the position (always 1 unless ``state`` is in the capture-path
+    mode: a move reached by k paths counts its subtree k times).  ``stop[0]``, set by
+    another thread, ends the count early (checked every 4096 moves): -1 is returned.
     """
     if depth == 0:
         return 1
     if bulk and depth == 1:
         return count_moves(white, black, kings, turn, V, S, buf[0], state)
-    stack = np.empty((depth, 6), dtype=np.int64)
+    stack = np.empty((depth, 7), dtype=np.int64)
     stack[0, 0] = white
     stack[0, 1] = black
     stack[0, 2] = kings
     stack[0, 3] = turn
     stack[0, 4] = generate(white, black, kings, turn, V, S, buf[0], state)
     stack[0, 5] = 0
+    stack[0, 6] = 1
     total = 0
     ply = 0
     steps = 0
@@ -439,11 +467,12 @@ def perft(white, black, kings, turn, depth, bulk, V, S, buf, state, stop):
         m = buf[ply, i]
         w, b, k, t = make(stack[ply, 0], stack[ply, 1], stack[ply, 2], stack[ply, 3],
                           m[0], m[1], m[2], m[3])
+        weight = stack[ply, 6] * paths_of(m[3])
         left = depth - ply - 1
         if left == 0:
-            total += (w & b) == 0
+            total += weight
         elif left == 1 and bulk:
-            total += count_moves(w, b, k, t, V, S, buf[ply + 1], state)
+            total += weight * count_moves(w, b, k, t, V, S, buf[ply + 1], state)
         else:
             ply += 1
             stack[ply, 0] = w
@@ -452,4 +481,5 @@ def perft(white, black, kings, turn, depth, bulk, V, S, buf, state, stop):
             stack[ply, 3] = t
             stack[ply, 4] = generate(w, b, k, t, V, S, buf[ply], state)
             stack[ply, 5] = 0
+            stack[ply, 6] = weight
     return total

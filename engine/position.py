@@ -6,6 +6,8 @@ threads: each thread gets its own scratch buffers.
 """
 from __future__ import annotations
 
+from collections import Counter
+
 import threading
 from dataclasses import dataclass
 
@@ -103,12 +105,16 @@ def _to_move(pos: Position, row) -> Move:
                 bool(row[3] & mg.FLAG_PROMOTE))
 
 
-def legal_moves(pos: Position) -> list[Move]:
-    """Every legal move of the side to move (duplicate captures once)."""
+def legal_moves(pos: Position, paths: bool = False) -> list[Move]:
+    """Every legal move of the side to move: duplicate captures once, or with ``paths``
+    once per capture path (a capture reached by two paths is listed twice)."""
     buf, state = _scratch()
     v = pos.variant
+    state[mg._PATHS] = int(paths)
     n = mg.generate(pos.white, pos.black, pos.kings, pos.turn, v.table, v.steps, buf[0], state)
-    return [_to_move(pos, buf[0, i]) for i in range(n)]
+    state[mg._PATHS] = 0
+    return [_to_move(pos, buf[0, i]) for i in range(n)
+            for _ in range((int(buf[0, i, 3]) >> mg.PATHS_SHIFT) + 1)]
 
 
 def play(pos: Position, move: Move) -> Position:
@@ -136,14 +142,17 @@ def play(pos: Position, move: Move) -> Position:
     return Position(white, black, kings, 1 - pos.turn, v)
 
 
-def perft(pos: Position, depth: int, bulk: bool = True, stop: np.ndarray | None = None) -> int | None:
+def perft(pos: Position, depth: int, bulk: bool = True, stop: np.ndarray | None = None,
+          paths: bool = False) -> int | None:
     """Number of move sequences of ``depth`` plies (game-ending rules ignored).
 
     ``stop``: an array made by :func:`new_stop_flag`; another thread setting it with
     :func:`set_stop` ends the count within milliseconds, and None is returned.
+    ``paths``: every capture path is a move of its own (the "keep duplicates"
+    convention); by default a capture is one move per from, to, captured set and crowning.
     """
     buf = mg.new_move_buffer(max(depth, 1) + 1)
-    state = mg.new_state()
+    state = mg.new_state(paths)
     v = pos.variant
     if stop is None:
         stop = new_stop_flag()
@@ -161,9 +170,12 @@ def set_stop(flag: np.ndarray) -> None:
     flag[0] = 1
 
 
-def perft_divide(pos: Position, depth: int, bulk: bool = True) -> list[tuple[Move, int]]:
-    """perft(depth - 1) after each legal move, in generation order."""
-    return [(m, perft(play(pos, m), depth - 1, bulk)) for m in legal_moves(pos)]
+def perft_divide(pos: Position, depth: int, bulk: bool = True,
+                 paths: bool = False) -> list[tuple[Move, int]]:
+    """perft(depth - 1) after each legal move, in generation order; with ``paths``, a
+    capture reached by k paths counts k times its subtree."""
+    moves = Counter(legal_moves(pos, paths))
+    return [(m, k * perft(play(pos, m), depth - 1, bulk, paths=paths)) for m, k in moves.items()]
 
 
 def winner(pos: Position) -> int | None:

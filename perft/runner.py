@@ -46,6 +46,11 @@ def _parser() -> _Parser:
     p.add_argument("--json", action="store_true", help="one JSON object per line")
     p.add_argument("--no-bulk", dest="bulk", action="store_false",
                    help="make every leaf move instead of counting the last ply")
+    p.add_argument("--count-paths", dest="paths", action="store_true",
+                   help="count every capture path as a move of its own (the 'keep duplicates' "
+                        "convention of published counts with dup_captures_once false); by "
+                        "default a capture is one move per from, to, captured set and crowning, "
+                        "as in play.  A suite picks the convention per entry")
     p.add_argument("--variant", default=None,
                    help="variant of --fen (default international); with --suite a filter")
     p.add_argument("--suite", metavar="FILE", nargs="?", const=str(REFERENCE),
@@ -90,10 +95,10 @@ class _Progress:
             sys.stderr.flush()
 
 
-def _run(pos, depth, bulk, quiet, label) -> Count:
+def _run(pos, depth, bulk, quiet, label, paths=False) -> Count:
     progress = _Progress(not quiet, label)
     try:
-        return count(pos, depth, bulk, progress)
+        return count(pos, depth, bulk, progress, paths)
     finally:
         progress.close()
 
@@ -110,7 +115,7 @@ def run_depths(args) -> int:
     pos = parse_position(args.fen, variant)
     warm_up()
     if args.divide:
-        result = _run(pos, args.depth, args.bulk, args.quiet, f"divide {args.depth}")
+        result = _run(pos, args.depth, args.bulk, args.quiet, f"divide {args.depth}", args.paths)
         if args.json:
             print(json.dumps({"depth": args.depth, "nodes": result.nodes,
                               "seconds": round(result.seconds, 6),
@@ -119,10 +124,11 @@ def run_depths(args) -> int:
             _print_divide(result)
         return 0
     if not args.json:
-        print(f"perft {pos_to_fen(pos)} ({variant.name}, {'bulk' if args.bulk else 'every leaf'})")
+        print(f"perft {pos_to_fen(pos)} ({variant.name}, {'bulk' if args.bulk else 'every leaf'}"
+              f"{', every capture path' if args.paths else ''})")
         print(f"{'depth':>5} {'nodes':>16} {'seconds':>10} {'nodes/s':>14}")
     for depth in range(1, args.depth + 1):
-        result = _run(pos, depth, args.bulk, args.quiet, f"depth {depth}")
+        result = _run(pos, depth, args.bulk, args.quiet, f"depth {depth}", args.paths)
         if args.json:
             print(json.dumps({"depth": depth, "nodes": result.nodes,
                               "seconds": round(result.seconds, 6)}), flush=True)
@@ -141,11 +147,13 @@ def run_suite(args) -> int:
     divided = set()
     for case in sel.cases:
         name = f"{case.variant} {case.label or case.fen} d{case.depth}"
+        if case.paths:
+            name += " (every capture path)"
         if case.error:
             bad += 1
             _report(args, case, None, None, f"ERROR     {name}: bad FEN {case.fen!r}: {case.error}")
             continue
-        result = _run(case.pos, case.depth, args.bulk, args.quiet, name)
+        result = _run(case.pos, case.depth, args.bulk, args.quiet, name, case.paths)
         good = all(n == result.nodes for n in case.expected)
         ok += good
         bad += not good
@@ -159,8 +167,8 @@ def run_suite(args) -> int:
         _report(args, case, result, good, line)
         # One divide per failing position, at its shallowest failing depth: the
         # smallest tree in which to look for the bug.
-        if not good and (case.variant, case.pos.key) not in divided:
-            divided.add((case.variant, case.pos.key))
+        if not good and (case.variant, case.pos.key, case.paths) not in divided:
+            divided.add((case.variant, case.pos.key, case.paths))
             if not args.json:
                 print(f"divide of {case.fen} at depth {case.depth} "
                       f"(count of depth {case.depth - 1} after each root move):")
@@ -172,7 +180,8 @@ def run_suite(args) -> int:
 def _report(args, case, result, good, line) -> None:
     if args.json:
         obj = {"variant": case.variant, "position": case.label, "fen": case.fen,
-               "depth": case.depth, "expected": sorted(set(case.expected)),
+               "depth": case.depth, "count_paths": case.paths,
+               "expected": sorted(set(case.expected)),
                "nodes": None if result is None else result.nodes,
                "seconds": None if result is None else round(result.seconds, 6),
                "ok": bool(good)}
@@ -191,17 +200,16 @@ def _summary(args, sel, ok, bad) -> None:
         names = ", ".join(f"{v} ({n})" for v, n in sorted(sel.unknown_variants.items()))
         notes.append(f"{sum(sel.unknown_variants.values())} entries of variants Rafle "
                      f"does not know yet: {names}")
-    if sel.kept_duplicates:
-        notes.append(f"{sel.kept_duplicates} entries counting every capture path "
-                     f"(dup_captures_once false; Rafle merges duplicate captures)")
     if sel.over_budget:
         notes.append(f"{sel.over_budget} entries over --max-nodes {args.max_nodes:,}")
     if sel.other_variant:
         notes.append(f"{sel.other_variant} entries of other variants (--variant {args.variant})")
     if args.json:
-        print(json.dumps({"summary": {"ok": ok, "mismatch": bad, "skipped": notes}}))
+        print(json.dumps({"summary": {"ok": ok, "mismatch": bad, "count_paths": sel.paths,
+                                      "skipped": notes}}))
         return
-    print(f"suite: {ok} ok, {bad} mismatch{'es' if bad != 1 else ''}")
+    print(f"suite: {ok} ok, {bad} mismatch{'es' if bad != 1 else ''}"
+          f" ({sel.paths} of the cases counted every capture path)")
     for note in notes:
         print(f"skipped {note}")
 
@@ -211,9 +219,10 @@ def main(argv: list[str]) -> int:
     try:
         args = parser.parse_args(argv)
         if args.suite:
-            if args.divide or args.fen != "startpos":
+            if args.divide or args.fen != "startpos" or args.paths:
                 raise ArgumentError("--suite takes --variant, --max-nodes, --no-bulk, --json; "
-                                    "not --fen or --divide")
+                                    "not --fen, --divide or --count-paths (each entry says "
+                                    "how it counts captures)")
             return run_suite(args)
         if args.max_nodes is not None:
             raise ArgumentError("--max-nodes only goes with --suite")

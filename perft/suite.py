@@ -3,9 +3,10 @@
 A suite is a JSON list in the format of ``perft/data/reference.json`` (the built-in
 suite: published counts, each entry with its source): entries with
 ``variant``, ``position`` (a label), ``fen``, ``depth``, ``nodes`` and
-``dup_captures_once``.  Rafle merges duplicate captures (one move per from, to and
-captured set), so entries that count every capture path (``dup_captures_once`` false)
-are skipped, as are variants Rafle does not know yet.  Entries repeating the same
+``dup_captures_once``.  Rafle plays with duplicate captures merged (one move per from,
+to, captured set and crowning); entries that count every capture path
+(``dup_captures_once`` false) are counted in the capture-path mode (``paths``), and
+variants Rafle does not know yet are skipped.  Entries repeating the same
 position and depth (several sources) are run once and checked against every source.
 
 This module prints nothing: the runner (``perft.runner``) owns the output.
@@ -36,23 +37,24 @@ class Count:
     divide: tuple[tuple[Move, int], ...]
 
 
-def count(pos: Position, depth: int, bulk: bool = True, progress: Progress | None = None) -> Count:
+def count(pos: Position, depth: int, bulk: bool = True, progress: Progress | None = None,
+          paths: bool = False) -> Count:
     """perft(depth), split by root move (and, for progress, by reply) so that long
-    runs can say how far they have got."""
+    runs can say how far they have got.  ``paths``: every capture path is a move."""
     start = time.perf_counter()
     if depth == 0:
         return Count(0, 1, time.perf_counter() - start, ())
-    moves = legal_moves(pos)
+    moves = list(Counter(legal_moves(pos, paths)).items())   # move, its capture paths
     divide = []
     so_far = 0
-    for i, move in enumerate(moves):
+    for i, (move, k) in enumerate(moves):
         child = play(pos, move)
         if progress is None or depth < 3:
-            n = perft(child, depth - 1, bulk)
+            n = k * perft(child, depth - 1, bulk, paths=paths)
         else:
             n = 0
-            for reply in legal_moves(child):
-                n += perft(play(child, reply), depth - 2, bulk)
+            for reply, j in Counter(legal_moves(child, paths)).items():
+                n += k * j * perft(play(child, reply), depth - 2, bulk, paths=paths)
                 progress(i, len(moves), move, so_far + n, time.perf_counter() - start)
         divide.append((move, n))
         so_far += n
@@ -83,6 +85,7 @@ class Case:
     sources: list[str] = field(default_factory=list)
     pos: Position | None = None
     error: str | None = None      # the FEN could not be read
+    paths: bool = False           # dup_captures_once false: every capture path counts
 
 
 @dataclass
@@ -91,7 +94,7 @@ class Selection:
 
     cases: list[Case]
     unknown_variants: Counter = field(default_factory=Counter)
-    kept_duplicates: int = 0      # dup_captures_once false: counts every capture path
+    paths: int = 0                # cases counted in the capture-path mode
     over_budget: int = 0          # expected nodes above --max-nodes
     other_variant: int = 0        # filtered out by --variant
 
@@ -163,24 +166,23 @@ def select(entries: list[dict], variant: str | None = None,
         if name is None:
             sel.unknown_variants[entry["variant"]] += 1
             continue
-        if entry.get("dup_captures_once") is False:
-            sel.kept_duplicates += 1
-            continue
+        paths = entry.get("dup_captures_once") is False
         if max_nodes is not None and entry["nodes"] > max_nodes:
             sel.over_budget += 1
             continue
         pos, error = None, None
         try:
             pos = parse_position(entry["fen"], get_variant(name))
-            key = (name, pos.key, entry["depth"])
+            key = (name, pos.key, entry["depth"], paths)
         except BadInput as exc:
             error = str(exc)
-            key = (name, entry["fen"], entry["depth"])
+            key = (name, entry["fen"], entry["depth"], paths)
         case = by_key.get(key)
         if case is None:
             case = by_key[key] = Case(name, str(entry.get("position", "")), entry["fen"],
-                                      entry["depth"], pos=pos, error=error)
+                                      entry["depth"], pos=pos, error=error, paths=paths)
             sel.cases.append(case)
+            sel.paths += paths
         case.expected.append(entry["nodes"])
         case.sources.append(str(entry.get("source", "?")))
     # A label shared by several positions (a source's "test position") names none.

@@ -8,7 +8,9 @@ numbers, mapped to (row, column) on the board as a player sees it, row 0 at the 
 A board is a dict square -> piece ('w', 'b' men, 'W', 'B' kings); the side to move is
 'W' or 'B'.  A move is (from, to, frozenset(captured), crowned).  Duplicate captures
 (same from, to, captured set and crowning by another path) are one move because moves
-are kept in a set.
+are kept in a set; with ``paths=True`` every capture path is kept (the "keep duplicates"
+perft convention), keyed by its sequence of (victim, landing square) jumps, a king
+going on along one line counting as one path (:func:`_path`).
 """
 from __future__ import annotations
 
@@ -88,16 +90,17 @@ def _capture_dirs(rules: Rules, side: str, king: bool):
     return dirs
 
 
-def captures(rules: Rules, board: dict, side: str) -> dict:
-    """Every complete capture -> its precedence key (before the precedence rule)."""
+def captures(rules: Rules, board: dict, side: str, paths: bool = False) -> dict:
+    """Every complete capture -> its precedence key (before the precedence rule).  The
+    keys of the result are moves, or with ``paths`` (move, jumps) pairs."""
     found: dict = {}
     for start, piece in board.items():
         if own(piece, side):
-            _captures_from(rules, board, side, start, piece.isupper(), found)
+            _captures_from(rules, board, side, start, piece.isupper(), found, paths)
     return found
 
 
-def _captures_from(rules, board, side, start, king_start, found):
+def _captures_from(rules, board, side, start, king_start, found, paths=False):
     far = _far_row(rules, side)
 
     def occupied(sq, taken):
@@ -134,7 +137,7 @@ def _captures_from(rules, board, side, start, king_start, found):
                 out.append((victim, lands))
         return out
 
-    def extend(square, king, crowned, taken, path):
+    def extend(square, king, crowned, taken, path, trail=()):
         for victim, lands in jumps(square, king, taken):
             now = taken | {victim}
             steps = []
@@ -152,7 +155,7 @@ def _captures_from(rules, board, side, start, king_start, found):
                         and not (s[2] and not s[1])]
             if going_on:
                 for land, k, c in going_on:
-                    extend(land, k, c, now, path + [victim])
+                    extend(land, k, c, now, path + [victim], trail + ((victim, land),))
                 continue
             if king and rules.halt_behind_king and board[victim].isupper():
                 steps = steps[:1]
@@ -161,9 +164,26 @@ def _captures_from(rules, board, side, start, king_start, found):
                 order = path + [victim]
                 move = (start, land, frozenset(now), ends_crowned)
                 key = _key(rules, board, now, king_start, order)
+                if paths:
+                    move = (move, _path(rules, trail + ((victim, land),)))
                 found[move] = max(found.get(move, key), key)
 
     extend(start, king_start, False, frozenset(), [])
+
+
+def _path(rules, jumps) -> tuple:
+    """A capture path as (victim, landing square) jumps.  A king that jumps on along the
+    same line did not stop between the two jumps: where it could have 'landed' there is
+    not part of the path (landing on 22 or on 27 before jumping 31 on line 13-36 is one
+    path), so that landing square is left out."""
+    def line(victim, land):
+        (r1, c1), (r2, c2) = coords(rules, victim), coords(rules, land)
+        return ((r2 > r1) - (r2 < r1), (c2 > c1) - (c2 < c1))
+    out = []
+    for i, (victim, land) in enumerate(jumps):
+        same = i + 1 < len(jumps) and line(*jumps[i + 1]) == line(victim, land)
+        out.append((victim, None if same else land))
+    return tuple(out)
 
 
 def _key(rules, board, taken, with_king, order):
@@ -214,6 +234,24 @@ def legal_moves(rules: Rules, board: dict, side: str) -> set:
         best = max(caps.values())
         return {m for m, key in caps.items() if key == best}
     return quiet_moves(rules, board, side)
+
+
+def path_moves(rules: Rules, board: dict, side: str) -> list:
+    """:func:`legal_moves` with one entry per capture path: a capture reached by two
+    paths (other jump orders, or other landing squares between jumps) is listed twice."""
+    caps = captures(rules, board, side, paths=True)
+    if caps:
+        best = max(caps.values())
+        return sorted((m for (m, _), key in caps.items() if key == best), key=repr)
+    return sorted(quiet_moves(rules, board, side), key=repr)
+
+
+def perft(rules: Rules, board: dict, side: str, depth: int, paths: bool = False) -> int:
+    """Leaf count at ``depth`` plies, merging duplicate captures or (``paths``) not."""
+    if depth == 0:
+        return 1
+    moves = path_moves(rules, board, side) if paths else legal_moves(rules, board, side)
+    return sum(perft(rules, *play(rules, board, side, m), depth - 1, paths) for m in moves)
 
 
 def play(rules: Rules, board: dict, side: str, move) -> tuple[dict, str]:

@@ -169,15 +169,30 @@ def pick(variant, label, depth, dup):
 def test_cli_suite_ok_and_skips(tmp_path, capsys):
     entries = [pick("international", "initial", d, True) for d in (1, 2, 3, 4)]
     entries += [pick("international", "Woldouby", d, True) for d in (5, 11)]
-    entries.append(pick("international", "initial", 8, False))      # keeps duplicates
+    entries.append(pick("international", "initial", 5, False))      # keeps duplicates
+    entries.append(pick("international", "initial", 8, False))      # keeps them, over budget
     entries.append(dict(entries[0], variant="martian"))              # a variant nobody knows
     suite = write_suite(tmp_path, entries)
     assert cli(["perft", "--suite", suite, "--max-nodes", "100k"]) == 0
     out = capsys.readouterr().out
-    assert out.count("\nok ") + out.startswith("ok ") == 5
-    assert "suite: 5 ok, 0 mismatches" in out
-    assert "martian (1)" in out and "1 entries counting every capture path" in out
-    assert "1 entries over --max-nodes 100,000" in out         # Woldouby d11
+    assert out.count("\nok ") + out.startswith("ok ") == 6
+    assert "suite: 6 ok, 0 mismatches (1 of the cases counted every capture path)" in out
+    assert "international initial d5 (every capture path): 27,117 nodes" in out
+    assert "martian (1)" in out
+    assert "2 entries over --max-nodes 100,000" in out         # Woldouby d11, initial d8
+
+
+def test_cli_count_paths(capsys):
+    # Frisian's start at depth 4: published 3,874 merging duplicate captures, 3,880 keeping them.
+    args = ["perft", "--variant", "frisian", "--depth", "4", "--json", "--quiet"]
+    assert cli(args) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["nodes"] == 3874
+    assert cli(args + ["--count-paths"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[-1])["nodes"] == 3880
+    assert cli(args + ["--count-paths", "--divide"]) == 0
+    assert json.loads(capsys.readouterr().out)["nodes"] == 3880
+    assert cli(["perft", "--suite", "--count-paths"]) == 2         # a suite's entries decide
+    assert "not --fen, --divide or --count-paths" in capsys.readouterr().err
 
 
 def test_cli_suite_mismatch_prints_a_divide(tmp_path, capsys):

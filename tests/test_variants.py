@@ -1,7 +1,8 @@
 """Every variant besides international: reference perft, the slow twin, rules by example.
 
-* Perft: every variant's entries of perft/data/reference.json that merge duplicate
-  captures, read from the file; up to CI_NODES in CI, the rest with ``-m slow``.
+* Perft: every variant's entries of perft/data/reference.json, read from the file: those
+  that merge duplicate captures by default, those that keep them (every capture path a
+  move) with ``paths=True``; up to CI_NODES in CI, the rest with ``-m slow``.
 * The slow twin (``slow_rules_variants``, written from spec/rules.md) against the
   kernels on random positions of four kinds: game playouts, random boards, "king
   hunts" (a few kings and men against many pieces) and men about to be crowned.
@@ -10,6 +11,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 
@@ -57,6 +59,49 @@ def test_reference_file_covers_every_8x8_and_10x10_variant_we_play():
 @pytest.mark.parametrize("name, fen, depth, nodes", CASES)
 def test_reference_perft(name, fen, depth, nodes):
     assert perft(parse_position(fen, get_variant(name)), depth) == nodes
+
+
+def path_cases():
+    """The published counts that keep duplicate captures (every capture path a move)."""
+    seen = {}
+    for e in ENTRIES:
+        if e["dup_captures_once"] is not False or e["variant"] == "turkish":
+            continue
+        seen.setdefault((e["variant"], e["fen"], e["depth"]), (e["nodes"], e["position"]))
+    out = []
+    for (name, fen, depth), (nodes, label) in sorted(seen.items(), key=lambda kv: kv[1][0]):
+        if nodes > SLOW_NODES:
+            continue
+        marks = [pytest.mark.slow] if nodes > CI_NODES else []
+        tag = "native" if "native" in label else label.split()[0]
+        out.append(pytest.param(name, fen, depth, nodes, id=f"{name}-{tag}-d{depth}", marks=marks))
+    return out
+
+
+PATH_CASES = path_cases()
+
+
+def test_the_counts_that_keep_duplicates_cover_eleven_variants():
+    assert {c.values[0] for c in PATH_CASES} == {
+        "international", "killer", "frisian", "english", "russian", "brazilian", "pool", "italian",
+        "spanish", "czech", "thai"}
+    assert sum(1 for c in PATH_CASES if not c.marks) >= 80
+
+
+@pytest.mark.parametrize("name, fen, depth, nodes", PATH_CASES)
+def test_reference_perft_counting_every_capture_path(name, fen, depth, nodes):
+    assert perft(parse_position(fen, get_variant(name)), depth, paths=True) == nodes
+
+
+def test_the_two_conventions_differ_where_the_published_counts_do():
+    # Frisian's start at depth 4: 3,874 merging duplicates, 3,880 counting every path.
+    pos = start_position(get_variant("frisian"))
+    published = {e["dup_captures_once"]: e["nodes"] for e in ENTRIES
+                 if e["variant"] == "frisian" and e["depth"] == 4 and e["fen"].startswith("W:W31,")}
+    assert published[True] < published[False]
+    assert perft(pos, 4) == published[True]
+    assert perft(pos, 4, paths=True) == published[False]
+    assert perft(pos, 4, bulk=False, paths=True) == published[False]
 
 
 # ----- the slow twin -------------------------------------------------------------
@@ -138,6 +183,35 @@ def compare_with_twin(v, count, seed):
         assert moves_of(pos) == expected, pos_to_fen(pos)
         captures += any(m[2] for m in expected)
     return captures
+
+
+def compare_paths_with_twin(v, count, seed):
+    """Every capture path, listed by the kernel (``paths``) and by the twin, as multisets."""
+    rules = twin.RULES[v.name]
+    rng = random.Random(seed)
+    repeated = 0
+    for i in range(count):
+        pos = KINDS[i % len(KINDS)](v, rng)
+        expected = Counter(twin.path_moves(rules, board_of(pos), "W" if pos.turn == WHITE else "B"))
+        got = Counter((m.frm, m.to, frozenset(m.captured), m.promotes)
+                      for m in legal_moves(pos, paths=True))
+        assert got == expected, pos_to_fen(pos)
+        assert set(got) == moves_of(pos)             # the same moves, merged
+        repeated += sum(got.values()) > len(got)
+    return repeated
+
+
+@pytest.mark.parametrize("v", ALL, ids=lambda v: v.name)
+def test_every_capture_path_agrees_with_the_slow_twin(v):
+    compare_paths_with_twin(v, 200, seed=sum(map(ord, v.name)) + 1)
+
+
+def test_the_slow_twin_counts_both_ways():
+    rules = twin.RULES["frisian"]
+    pos = start_position(get_variant("frisian"))
+    board = board_of(pos)
+    assert twin.perft(rules, board, "W", 4) == perft(pos, 4) == 3874
+    assert twin.perft(rules, board, "W", 4, paths=True) == perft(pos, 4, paths=True) == 3880
 
 
 @pytest.mark.parametrize("v", ALL, ids=lambda v: v.name)
