@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from engine import BadInput, get_variant, move_to_hub, parse_position, pos_to_fen, warm_up
@@ -58,6 +59,9 @@ def _parser() -> _Parser:
                         "built-in one of published counts")
     p.add_argument("--max-nodes", type=_count_arg, default=None, metavar="N",
                    help="with --suite: skip cases of more than N nodes (e.g. 50M)")
+    p.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                   help="threads counting subtrees in parallel (default: every core, "
+                        "%(default)s here); the counts do not depend on it")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     return p
 
@@ -95,10 +99,10 @@ class _Progress:
             sys.stderr.flush()
 
 
-def _run(pos, depth, bulk, quiet, label, paths=False) -> Count:
+def _run(pos, depth, bulk, quiet, label, paths=False, threads=1) -> Count:
     progress = _Progress(not quiet, label)
     try:
-        return count(pos, depth, bulk, progress, paths)
+        return count(pos, depth, bulk, progress, paths, threads)
     finally:
         progress.close()
 
@@ -115,7 +119,8 @@ def run_depths(args) -> int:
     pos = parse_position(args.fen, variant)
     warm_up()
     if args.divide:
-        result = _run(pos, args.depth, args.bulk, args.quiet, f"divide {args.depth}", args.paths)
+        result = _run(pos, args.depth, args.bulk, args.quiet, f"divide {args.depth}", args.paths,
+                      args.threads)
         if args.json:
             print(json.dumps({"depth": args.depth, "nodes": result.nodes,
                               "seconds": round(result.seconds, 6),
@@ -128,7 +133,8 @@ def run_depths(args) -> int:
               f"{', every capture path' if args.paths else ''})")
         print(f"{'depth':>5} {'nodes':>16} {'seconds':>10} {'nodes/s':>14}")
     for depth in range(1, args.depth + 1):
-        result = _run(pos, depth, args.bulk, args.quiet, f"depth {depth}", args.paths)
+        result = _run(pos, depth, args.bulk, args.quiet, f"depth {depth}", args.paths,
+                      args.threads)
         if args.json:
             print(json.dumps({"depth": depth, "nodes": result.nodes,
                               "seconds": round(result.seconds, 6)}), flush=True)
@@ -153,7 +159,8 @@ def run_suite(args) -> int:
             bad += 1
             _report(args, case, None, None, f"ERROR     {name}: bad FEN {case.fen!r}: {case.error}")
             continue
-        result = _run(case.pos, case.depth, args.bulk, args.quiet, name, case.paths)
+        result = _run(case.pos, case.depth, args.bulk, args.quiet, name, case.paths,
+                      args.threads)
         good = all(n == result.nodes for n in case.expected)
         ok += good
         bad += not good
@@ -218,9 +225,11 @@ def main(argv: list[str]) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(argv)
+        if args.threads < 1:
+            raise ArgumentError(f"--threads must be at least 1, got {args.threads}")
         if args.suite:
             if args.divide or args.fen != "startpos" or args.paths:
-                raise ArgumentError("--suite takes --variant, --max-nodes, --no-bulk, --json; "
+                raise ArgumentError("--suite takes --variant, --max-nodes, --no-bulk, --threads, --json; "
                                     "not --fen, --divide or --count-paths (each entry says "
                                     "how it counts captures)")
             return run_suite(args)

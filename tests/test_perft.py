@@ -10,12 +10,13 @@ import json
 import random
 import subprocess
 import sys
+import threading
 
 import pytest
 
 import slow_rules
-from engine import legal_moves, move_to_hub, parse_position, perft, perft_divide, play
-from perft.suite import load_reference
+from engine import get_variant, legal_moves, move_to_hub, parse_position, perft, perft_divide, play
+from perft.suite import count, load_reference
 from protocol.cli import main as cli
 
 ENTRIES = load_reference()
@@ -180,6 +181,50 @@ def test_cli_suite_ok_and_skips(tmp_path, capsys):
     assert "international initial d5 (every capture path): 27,117 nodes" in out
     assert "martian (1)" in out
     assert "2 entries over --max-nodes 100,000" in out         # Woldouby d11, initial d8
+
+
+@pytest.mark.parametrize("variant, fen, depth, paths", [
+    ("international", "startpos", 5, False),
+    ("international", WOLDOUBY, 5, False),
+    ("frisian", "startpos", 5, True),
+    ("russian", "startpos", 7, False),
+])
+def test_threads_count_exactly_as_one_thread(variant, fen, depth, paths):
+    pos = parse_position(fen, get_variant(variant))
+    one = count(pos, depth, paths=paths, threads=1)
+    seen = []
+    two = count(pos, depth, paths=paths, threads=2,
+                progress=lambda done, total, move, nodes, s: seen.append((done, total, nodes)))
+    assert two.nodes == one.nodes == perft(pos, depth, paths=paths)
+    assert two.divide == one.divide                     # same moves, same order, same counts
+    assert seen[-1] == (len(one.divide), len(one.divide), one.nodes)
+    assert [n for _, _, n in seen] == sorted(n for _, _, n in seen)
+
+
+def test_cli_threads(capsys):
+    assert cli(["perft", "--fen", WOLDOUBY, "--depth", "5", "--divide", "--json", "--threads", "2"]) == 0
+    two = json.loads(capsys.readouterr().out)
+    assert cli(["perft", "--fen", WOLDOUBY, "--depth", "5", "--divide", "--json", "--threads", "1"]) == 0
+    assert json.loads(capsys.readouterr().out)["divide"] == two["divide"]
+    assert two["nodes"] == counts(WOLDOUBY, 5)
+    assert cli(["perft", "--threads", "0"]) == 2
+    assert "--threads must be at least 1" in capsys.readouterr().err
+
+
+def test_a_threaded_count_stops_on_ctrl_c():
+    # KeyboardInterrupt raised by the progress callback (as Ctrl-C would be) ends every thread.
+    pos = parse_position("startpos")
+    calls = []
+
+    def interrupt(done, total, move, nodes, seconds):
+        calls.append(nodes)
+        raise KeyboardInterrupt
+
+    before = set(threading.enumerate())
+    with pytest.raises(KeyboardInterrupt):
+        count(pos, 9, progress=interrupt, threads=2)
+    assert len(calls) == 1
+    assert [t for t in threading.enumerate() if t not in before] == []   # no thread left running
 
 
 def test_cli_count_paths(capsys):
