@@ -6,9 +6,8 @@ threads: each thread gets its own scratch buffers.
 """
 from __future__ import annotations
 
-from collections import Counter
-
 import threading
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
