@@ -483,3 +483,100 @@ def perft(white, black, kings, turn, depth, bulk, V, S, buf, state, stop):
             stack[ply, 5] = 0
             stack[ply, 6] = weight
     return total
+
+
+# ----- perft with a hash table of subtree counts ------------------------------------
+# One slot: white, black, kings, turn + 2 * plies left, count, check (a mix of the five:
+# a slot torn between two threads' writes fails it and reads as a miss).
+HASH_SLOT = 6
+
+
+def new_perft_table(megabytes: int) -> np.ndarray:
+    """A table of subtree counts of about ``megabytes`` MB (a power of two of slots)."""
+    slots = max(1, (megabytes << 20) // (8 * HASH_SLOT))
+    return np.zeros((1 << (slots.bit_length() - 1), HASH_SLOT), dtype=np.int64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mix(x):
+    x = (x ^ (x >> 31)) * 0x7FB5D329728EA185
+    x = (x ^ (x >> 27)) * 0x01A3A1BA4FE1A5E3
+    return x ^ (x >> 33)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _check(w, b, k, tl, n):
+    return _mix(w) ^ _mix(b + 1) ^ _mix(k + 2) ^ _mix(tl + 3) ^ _mix(n + 4)
+
+
+@njit(cache=True, nogil=True)
+def perft_hashed(white, black, kings, turn, depth, bulk, V, S, buf, state, stop, table):
+    """:func:`perft` with the counts of subtrees of 2 plies or more kept in ``table``
+    (from :func:`new_perft_table`, possibly shared by threads) and reused when the same
+    position comes again with as many plies left.  Entries hold the whole position, so
+    a hit is exact.  Returns the count, or -1 if stopped."""
+    if depth == 0:
+        return 1
+    if bulk and depth == 1:
+        return count_moves(white, black, kings, turn, V, S, buf[0], state)
+    mask = table.shape[0] - 1
+    # Per ply: position, move count, next move, paths into it, leaves counted below it.
+    stack = np.empty((depth, 8), dtype=np.int64)
+    stack[0, 0] = white
+    stack[0, 1] = black
+    stack[0, 2] = kings
+    stack[0, 3] = turn
+    stack[0, 4] = generate(white, black, kings, turn, V, S, buf[0], state)
+    stack[0, 5] = 0
+    stack[0, 6] = 1
+    stack[0, 7] = 0
+    ply = 0
+    steps = 0
+    while True:
+        i = stack[ply, 5]
+        if i >= stack[ply, 4]:
+            total = stack[ply, 7]
+            if ply == 0:
+                return total
+            w, b, k, t = stack[ply, 0], stack[ply, 1], stack[ply, 2], stack[ply, 3]
+            tl = t + 2 * (depth - ply)
+            slot = _mix(w ^ _mix(b ^ _mix(k ^ tl))) & mask
+            table[slot, 0] = w
+            table[slot, 1] = b
+            table[slot, 2] = k
+            table[slot, 3] = tl
+            table[slot, 4] = total
+            table[slot, 5] = _check(w, b, k, tl, total)
+            ply -= 1
+            stack[ply, 7] += stack[ply + 1, 6] * total
+            continue
+        stack[ply, 5] = i + 1
+        steps += 1
+        if (steps & 4095) == 0 and stop[0] != 0:
+            return -1
+        m = buf[ply, i]
+        w, b, k, t = make(stack[ply, 0], stack[ply, 1], stack[ply, 2], stack[ply, 3],
+                          m[0], m[1], m[2], m[3])
+        paths = paths_of(m[3])
+        left = depth - ply - 1
+        if left == 0:
+            stack[ply, 7] += paths
+        elif left == 1 and bulk:
+            stack[ply, 7] += paths * count_moves(w, b, k, t, V, S, buf[ply + 1], state)
+        else:
+            tl = t + 2 * left
+            slot = _mix(w ^ _mix(b ^ _mix(k ^ tl))) & mask
+            n = table[slot, 4]
+            if (table[slot, 0] == w and table[slot, 1] == b and table[slot, 2] == k
+                    and table[slot, 3] == tl and table[slot, 5] == _check(w, b, k, tl, n)):
+                stack[ply, 7] += paths * n
+                continue
+            ply += 1
+            stack[ply, 0] = w
+            stack[ply, 1] = b
+            stack[ply, 2] = k
+            stack[ply, 3] = t
+            stack[ply, 4] = generate(w, b, k, t, V, S, buf[ply], state)
+            stack[ply, 5] = 0
+            stack[ply, 6] = paths
+            stack[ply, 7] = 0

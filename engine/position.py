@@ -142,22 +142,34 @@ def play(pos: Position, move: Move) -> Position:
 
 
 def perft(pos: Position, depth: int, bulk: bool = True, stop: np.ndarray | None = None,
-          paths: bool = False) -> int | None:
+          paths: bool = False, table: np.ndarray | None = None) -> int | None:
     """Number of move sequences of ``depth`` plies (game-ending rules ignored).
 
     ``stop``: an array made by :func:`new_stop_flag`; another thread setting it with
     :func:`set_stop` ends the count within milliseconds, and None is returned.
     ``paths``: every capture path is a move of its own (the "keep duplicates"
     convention); by default a capture is one move per from, to, captured set and crowning.
+    ``table``: from :func:`new_perft_table`: subtree counts are kept there and reused
+    (exactly: an entry holds its whole position); threads may share one table, but counts
+    of both capture conventions may not.
     """
     buf = mg.new_move_buffer(max(depth, 1) + 1)
     state = mg.new_state(paths)
     v = pos.variant
     if stop is None:
         stop = new_stop_flag()
-    n = int(mg.perft(pos.white, pos.black, pos.kings, pos.turn, depth, bulk,
-                     v.table, v.steps, buf, state, stop))
+    if table is None:
+        n = int(mg.perft(pos.white, pos.black, pos.kings, pos.turn, depth, bulk,
+                         v.table, v.steps, buf, state, stop))
+    else:
+        n = int(mg.perft_hashed(pos.white, pos.black, pos.kings, pos.turn, depth, bulk,
+                                v.table, v.steps, buf, state, stop, table))
     return None if n < 0 else n
+
+
+def new_perft_table(megabytes: int) -> np.ndarray:
+    """A table of perft subtree counts of about ``megabytes`` MB, for :func:`perft`."""
+    return mg.new_perft_table(megabytes)
 
 
 def new_stop_flag() -> np.ndarray:

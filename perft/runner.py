@@ -10,11 +10,13 @@ import json
 import os
 import sys
 
-from engine import BadInput, get_variant, move_to_hub, parse_position, pos_to_fen, warm_up
+from engine import (BadInput, get_variant, move_to_hub, new_perft_table, parse_position, perft,
+                    pos_to_fen, start_position, warm_up)
 
 from .suite import REFERENCE, Count, check_depth, count, load_suite, select
 
 PROGRESS_AFTER = 2.0     # seconds before a run starts reporting progress
+MAX_HASH_MB = 1 << 16    # 64 GB
 
 
 class ArgumentError(Exception):
@@ -62,6 +64,10 @@ def _parser() -> _Parser:
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                    help="threads counting subtrees in parallel (default: every core, "
                         "%(default)s here); the counts do not depend on it")
+    p.add_argument("--hash", type=int, default=0, metavar="MB",
+                   help="keep subtree counts in a table of MB megabytes and reuse them (exact: "
+                        "an entry holds its whole position); its speed is the table's, not the "
+                        "generator's (default 0: no table)")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     return p
 
@@ -99,10 +105,10 @@ class _Progress:
             sys.stderr.flush()
 
 
-def _run(pos, depth, bulk, quiet, label, paths=False, threads=1) -> Count:
+def _run(pos, depth, bulk, quiet, label, paths=False, threads=1, table=None) -> Count:
     progress = _Progress(not quiet, label)
     try:
-        return count(pos, depth, bulk, progress, paths, threads)
+        return count(pos, depth, bulk, progress, paths, threads, table)
     finally:
         progress.close()
 
@@ -118,9 +124,13 @@ def run_depths(args) -> int:
     variant = get_variant(args.variant or "international")
     pos = parse_position(args.fen, variant)
     warm_up()
+    table = None
+    if args.hash:
+        table = new_perft_table(args.hash)
+        perft(pos, 1, table=new_perft_table(1))         # compiled before the clock starts
     if args.divide:
         result = _run(pos, args.depth, args.bulk, args.quiet, f"divide {args.depth}", args.paths,
-                      args.threads)
+                      args.threads, table)
         if args.json:
             print(json.dumps({"depth": args.depth, "nodes": result.nodes,
                               "seconds": round(result.seconds, 6),
@@ -129,12 +139,16 @@ def run_depths(args) -> int:
             _print_divide(result)
         return 0
     if not args.json:
-        print(f"perft {pos_to_fen(pos)} ({variant.name}, {'bulk' if args.bulk else 'every leaf'}"
-              f"{', every capture path' if args.paths else ''})")
+        how = ["bulk" if args.bulk else "every leaf"]
+        if args.paths:
+            how.append("every capture path")
+        if table is not None:
+            how.append(f"hash table {args.hash} MB: the speed is not the generator's")
+        print(f"perft {pos_to_fen(pos)} ({variant.name}, {', '.join(how)})")
         print(f"{'depth':>5} {'nodes':>16} {'seconds':>10} {'nodes/s':>14}")
     for depth in range(1, args.depth + 1):
         result = _run(pos, depth, args.bulk, args.quiet, f"depth {depth}", args.paths,
-                      args.threads)
+                      args.threads, table)
         if args.json:
             print(json.dumps({"depth": depth, "nodes": result.nodes,
                               "seconds": round(result.seconds, 6)}), flush=True)
@@ -149,6 +163,8 @@ def run_suite(args) -> int:
     sel = select(entries, args.variant, args.max_nodes)
     if sel.cases:
         warm_up()
+        if args.hash:
+            perft(start_position(), 1, table=new_perft_table(1))
     ok = bad = 0
     divided = set()
     for case in sel.cases:
@@ -159,8 +175,9 @@ def run_suite(args) -> int:
             bad += 1
             _report(args, case, None, None, f"ERROR     {name}: bad FEN {case.fen!r}: {case.error}")
             continue
+        table = new_perft_table(args.hash) if args.hash else None   # one convention per table
         result = _run(case.pos, case.depth, args.bulk, args.quiet, name, case.paths,
-                      args.threads)
+                      args.threads, table)
         good = all(n == result.nodes for n in case.expected)
         ok += good
         bad += not good
@@ -227,6 +244,8 @@ def main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
         if args.threads < 1:
             raise ArgumentError(f"--threads must be at least 1, got {args.threads}")
+        if not 0 <= args.hash <= MAX_HASH_MB:
+            raise ArgumentError(f"--hash must be between 0 and {MAX_HASH_MB} MB, got {args.hash}")
         if args.suite:
             if args.divide or args.fen != "startpos" or args.paths:
                 raise ArgumentError("--suite takes --variant, --max-nodes, --no-bulk, --threads, --json; "

@@ -40,12 +40,14 @@ class Count:
 
 
 def count(pos: Position, depth: int, bulk: bool = True, progress: Progress | None = None,
-          paths: bool = False, threads: int = 1) -> Count:
+          paths: bool = False, threads: int = 1, table=None) -> Count:
     """perft(depth), split by root move so that long runs can say how far they have got.
 
     ``paths``: every capture path is a move.  ``threads``: from depth 3 the subtrees
     after each root move and reply are counted by that many threads (the kernel releases
     the GIL); the counts are the same as one thread's, only the order of the work changes.
+    ``table``: a table of subtree counts (``engine.new_perft_table``) that every thread
+    reads and fills.
     """
     start = time.perf_counter()
     if depth == 0:
@@ -80,10 +82,10 @@ def count(pos: Position, depth: int, bulk: bool = True, progress: Progress | Non
 
     if threads <= 1:
         for task in tasks:
-            finished(task, perft(task[2], task[3], bulk, stop=stop, paths=paths))
+            finished(task, perft(task[2], task[3], bulk, stop, paths, table))
     else:
         with ThreadPoolExecutor(max_workers=threads) as pool:
-            futures = {pool.submit(perft, task[2], task[3], bulk, stop, paths): task
+            futures = {pool.submit(perft, task[2], task[3], bulk, stop, paths, table): task
                        for task in tasks}
             try:
                 for future in as_completed(futures):

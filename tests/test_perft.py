@@ -15,7 +15,8 @@ import threading
 import pytest
 
 import slow_rules
-from engine import get_variant, legal_moves, move_to_hub, parse_position, perft, perft_divide, play
+from engine import (get_variant, legal_moves, move_to_hub, new_perft_table, parse_position, perft,
+                    perft_divide, play)
 from perft.suite import count, load_reference
 from protocol.cli import main as cli
 
@@ -201,6 +202,32 @@ def test_threads_count_exactly_as_one_thread(variant, fen, depth, paths):
     assert [n for _, _, n in seen] == sorted(n for _, _, n in seen)
 
 
+@pytest.mark.parametrize("variant, fen, depth, paths, bulk", [
+    ("international", "startpos", 7, False, True),
+    ("international", WOLDOUBY, 6, False, False),
+    ("frisian", "startpos", 7, True, True),
+    ("russian", "startpos", 9, False, True),
+    ("english", "startpos", 9, True, False),
+])
+def test_a_hash_table_counts_exactly(variant, fen, depth, paths, bulk):
+    pos = parse_position(fen, get_variant(variant))
+    plain = perft(pos, depth, bulk, paths=paths)
+    table = new_perft_table(1)
+    assert perft(pos, depth, bulk, paths=paths, table=table) == plain
+    assert perft(pos, depth, bulk, paths=paths, table=table) == plain      # from a full table
+    assert count(pos, depth, bulk, paths=paths, threads=2, table=new_perft_table(1)).nodes == plain
+
+
+def test_a_torn_hash_entry_reads_as_a_miss():
+    pos = parse_position("startpos")
+    table = new_perft_table(1)
+    assert perft(pos, 6, table=table) == 167140
+    used = table[:, 3] != 0
+    assert used.sum() > 100
+    table[used, 4] += 1              # every count changed, its check not: as if torn by a thread
+    assert perft(pos, 6, table=table) == 167140
+
+
 def test_cli_threads(capsys):
     assert cli(["perft", "--fen", WOLDOUBY, "--depth", "5", "--divide", "--json", "--threads", "2"]) == 0
     two = json.loads(capsys.readouterr().out)
@@ -209,6 +236,13 @@ def test_cli_threads(capsys):
     assert two["nodes"] == counts(WOLDOUBY, 5)
     assert cli(["perft", "--threads", "0"]) == 2
     assert "--threads must be at least 1" in capsys.readouterr().err
+    assert cli(["perft", "--fen", WOLDOUBY, "--depth", "5", "--divide", "--json", "--hash", "4"]) == 0
+    assert json.loads(capsys.readouterr().out)["divide"] == two["divide"]
+    assert cli(["perft", "--depth", "6", "--hash", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "hash table 4 MB" in out and "167,140" in out
+    assert cli(["perft", "--hash", "-1"]) == 2
+    assert "--hash must be between 0 and" in capsys.readouterr().err
 
 
 def test_a_threaded_count_stops_on_ctrl_c():
