@@ -254,8 +254,13 @@ def test_ctrl_c_keeps_the_finished_games_and_the_same_command_goes_on(tmp_path):
     import subprocess
     import time
     state = tmp_path / "c.json"
+    # Each game takes about a second (30 plies at 30 ms a move), so that the Ctrl-C sent
+    # after the second game lands long before the twelfth, even on a loaded machine.
+    engines = []
+    for name in ("a", "b", "c"):
+        engines += ["--engine", f"name={name}", f"cmd={RAFLE} hub", "movetime=0.03"]
     argv = [sys.executable, "-m", "protocol.cli", "tournament", "--state", str(state),
-            "--pdn", str(tmp_path / "c.pdn"), *three_rafles(), "--games", "4", "--max-plies", "30",
+            "--pdn", str(tmp_path / "c.pdn"), *engines, "--games", "4", "--max-plies", "30",
             "--concurrency", "1"]
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300
