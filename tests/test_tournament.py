@@ -262,7 +262,10 @@ def test_ctrl_c_keeps_the_finished_games_and_the_same_command_goes_on(tmp_path):
     argv = [sys.executable, "-m", "protocol.cli", "tournament", "--state", str(state),
             "--pdn", str(tmp_path / "c.pdn"), *engines, "--games", "4", "--max-plies", "30",
             "--concurrency", "1"]
-    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # A shell without job control starts background jobs with SIGINT ignored, and the child
+    # would inherit that: give it the default disposition, as a terminal's Ctrl-C finds it.
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         if state.exists() and len(json.loads(state.read_text())["games"]) >= 2:
