@@ -13,6 +13,7 @@ import sys
 from engine import (BadInput, get_variant, move_to_hub, new_perft_table, parse_position, perft,
                     pos_to_fen, start_position, warm_up)
 
+from .cluster import ClusterError, connect, count_on_ray, disconnect
 from .suite import REFERENCE, Count, check_depth, count, load_suite, select
 
 PROGRESS_AFTER = 2.0     # seconds before a run starts reporting progress
@@ -68,6 +69,10 @@ def _parser() -> _Parser:
                    help="keep subtree counts in a table of MB megabytes and reuse them (exact: "
                         "an entry holds its whole position); its speed is the table's, not the "
                         "generator's (default 0: no table)")
+    p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="count the subtrees after each root move and reply as Ray tasks: on a "
+                        "local Ray instance without ADDRESS, or on the cluster at ADDRESS ('auto', "
+                        "'ray://host:port'); needs pip install \"rafle[cluster]\"")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     return p
 
@@ -105,9 +110,11 @@ class _Progress:
             sys.stderr.flush()
 
 
-def _run(pos, depth, bulk, quiet, label, paths=False, threads=1, table=None) -> Count:
+def _run(pos, depth, bulk, quiet, label, paths=False, threads=1, table=None, ray=False) -> Count:
     progress = _Progress(not quiet, label)
     try:
+        if ray and depth >= 3:
+            return count_on_ray(pos, depth, bulk, progress, paths)
         return count(pos, depth, bulk, progress, paths, threads, table)
     finally:
         progress.close()
@@ -130,7 +137,7 @@ def run_depths(args) -> int:
         perft(pos, 1, table=new_perft_table(1))         # compiled before the clock starts
     if args.divide:
         result = _run(pos, args.depth, args.bulk, args.quiet, f"divide {args.depth}", args.paths,
-                      args.threads, table)
+                      args.threads, table, args.ray is not None)
         if args.json:
             print(json.dumps({"depth": args.depth, "nodes": result.nodes,
                               "seconds": round(result.seconds, 6),
@@ -148,7 +155,7 @@ def run_depths(args) -> int:
         print(f"{'depth':>5} {'nodes':>16} {'seconds':>10} {'nodes/s':>14}")
     for depth in range(1, args.depth + 1):
         result = _run(pos, depth, args.bulk, args.quiet, f"depth {depth}", args.paths,
-                      args.threads, table)
+                      args.threads, table, args.ray is not None)
         if args.json:
             print(json.dumps({"depth": depth, "nodes": result.nodes,
                               "seconds": round(result.seconds, 6)}), flush=True)
@@ -177,7 +184,7 @@ def run_suite(args) -> int:
             continue
         table = new_perft_table(args.hash) if args.hash else None   # one convention per table
         result = _run(case.pos, case.depth, args.bulk, args.quiet, name, case.paths,
-                      args.threads, table)
+                      args.threads, table, args.ray is not None)
         good = all(n == result.nodes for n in case.expected)
         ok += good
         bad += not good
@@ -240,22 +247,27 @@ def _summary(args, sel, ok, bad) -> None:
 
 def main(argv: list[str]) -> int:
     parser = _parser()
+    started = False
     try:
         args = parser.parse_args(argv)
         if args.threads < 1:
             raise ArgumentError(f"--threads must be at least 1, got {args.threads}")
         if not 0 <= args.hash <= MAX_HASH_MB:
             raise ArgumentError(f"--hash must be between 0 and {MAX_HASH_MB} MB, got {args.hash}")
+        if args.ray is not None and args.hash:
+            raise ArgumentError("--ray and --hash do not go together (each task counts alone)")
         if args.suite:
             if args.divide or args.fen != "startpos" or args.paths:
-                raise ArgumentError("--suite takes --variant, --max-nodes, --no-bulk, --threads, --json; "
-                                    "not --fen, --divide or --count-paths (each entry says "
-                                    "how it counts captures)")
-            return run_suite(args)
-        if args.max_nodes is not None:
-            raise ArgumentError("--max-nodes only goes with --suite")
-        check_depth(args.depth, "--depth", lowest=1)
-        return run_depths(args)
+                raise ArgumentError("--suite takes --variant, --max-nodes, --no-bulk, --threads, "
+                                    "--ray, --json; not --fen, --divide or --count-paths (each "
+                                    "entry says how it counts captures)")
+        else:
+            if args.max_nodes is not None:
+                raise ArgumentError("--max-nodes only goes with --suite")
+            check_depth(args.depth, "--depth", lowest=1)
+        if args.ray is not None:
+            started = connect(args.ray or None)
+        return run_suite(args) if args.suite else run_depths(args)
     except ArgumentError as exc:
         print(f"rafle perft: {exc} (see rafle perft --help)", file=sys.stderr)
         return 2
@@ -267,5 +279,10 @@ def main(argv: list[str]) -> int:
     except KeyboardInterrupt:
         print("rafle perft: interrupted", file=sys.stderr)
         return 130
+    except ClusterError as exc:
+        print(f"rafle perft: {exc}", file=sys.stderr)
+        return 1
     except BrokenPipeError:      # e.g. piped into head
         return 0
+    finally:
+        disconnect(started)

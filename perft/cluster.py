@@ -1,0 +1,121 @@
+"""``rafle perft --ray``: perft split into Ray tasks, on this machine or a cluster.
+
+The tree is cut after two plies (each root move and each reply is one task: a numba perft
+of that subtree in a Ray worker) and the counts come back to the driver, which prints the
+same totals and divide as a local run.  A task whose worker dies is retried by Ray; a count
+is taken once per task, and the total is given only when every subtree is in: otherwise the
+error names the subtrees missing.  Ray is an optional dependency (``pip install
+"rafle[cluster]"``), imported only here and only when asked for.
+
+This module prints nothing: the runner (``perft.runner``) owns the output.
+"""
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+
+from engine import BadInput, Position, get_variant, legal_moves, move_to_hub, parse_position, perft
+from engine import play, pos_to_fen
+
+from .suite import Count, Progress
+
+RETRIES = 3                     # a task whose worker dies is run again up to this many times
+FAULT = "RAFLE_RAY_FAULT"       # tests: the first task to find no file at this path ends its worker
+
+
+class ClusterError(Exception):
+    """Ray is missing, cannot start or join, or some subtrees were never counted."""
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError:
+        raise ClusterError("--ray needs Ray: pip install \"rafle[cluster]\"") from None
+    return ray
+
+
+def subtree(variant: str, fen: str, depth: int, bulk: bool, paths: bool) -> int:
+    """One task: perft(depth) of one position, in a Ray worker."""
+    fault = os.environ.get(FAULT)
+    if fault:
+        # Fault injection for the tests: no file there, or a file that says "always", ends
+        # this worker as a lost machine would (no answer at all); the file is then created.
+        try:
+            with open(fault, "x"):
+                pass
+            os._exit(1)
+        except FileExistsError:
+            with open(fault) as f:
+                if f.read().strip() == "always":
+                    os._exit(1)
+    return perft(parse_position(fen, get_variant(variant)), depth, bulk, paths=paths)
+
+
+def connect(address: str | None, cpus: int | None = None) -> bool:
+    """Join the cluster at ``address`` (``auto``, ``ray://host:port``, host:port) or,
+    without one, start a local Ray instance.  True if this call started Ray."""
+    ray = _ray()
+    if ray.is_initialized():
+        return False
+    env = {FAULT: os.environ[FAULT]} if FAULT in os.environ else {}
+    kwargs = dict(log_to_driver=False, include_dashboard=False, runtime_env={"env_vars": env})
+    try:
+        if address:
+            ray.init(address=address, **kwargs)
+        else:
+            ray.init(num_cpus=cpus, **kwargs)
+    except Exception as exc:         # Ray raises many kinds: a refused address, a bad version...
+        raise ClusterError(f"cannot {'join Ray at ' + address if address else 'start Ray'}: "
+                           f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+    return True
+
+
+def count_on_ray(pos: Position, depth: int, bulk: bool = True, progress: Progress | None = None,
+                 paths: bool = False) -> Count:
+    """perft(depth) of ``pos`` by Ray tasks (Ray must be connected: :func:`connect`)."""
+    ray = _ray()
+    start = time.perf_counter()
+    if depth < 3:
+        raise BadInput("--ray splits the tree after two plies: give --depth 3 or more")
+    moves = list(Counter(legal_moves(pos, paths)).items())
+    task = ray.remote(max_retries=RETRIES)(subtree)
+    name = pos.variant.name
+    refs = {}
+    for i, (move, k) in enumerate(moves):
+        child = play(pos, move)
+        for reply, j in Counter(legal_moves(child, paths)).items():
+            ref = task.remote(name, pos_to_fen(play(child, reply)), depth - 2, bulk, paths)
+            refs[ref] = (i, k * j, f"{move_to_hub(move)} {move_to_hub(reply)}")
+    per_root = [0] * len(moves)
+    waiting = Counter(i for i, _, _ in refs.values())
+    done = sum(1 for i in range(len(moves)) if not waiting[i])
+    so_far = 0
+    missing = []
+    pending = list(refs)
+    while pending:
+        ready, pending = ray.wait(pending, num_returns=1)
+        for ref in ready:
+            i, weight, where = refs[ref]
+            try:
+                n = ray.get(ref)
+            except Exception as exc:     # retries spent: the worker kept dying, or the task failed
+                missing.append(f"{where} ({type(exc).__name__})")
+                continue
+            per_root[i] += weight * n
+            so_far += weight * n
+            waiting[i] -= 1
+            done += not waiting[i]
+            if progress is not None:
+                progress(done, len(moves), moves[i][0], so_far, time.perf_counter() - start)
+    if missing:
+        raise ClusterError(f"{len(missing)} of {len(refs)} subtrees were not counted, no total: "
+                           + ", ".join(sorted(missing)[:10]) + (" ..." if len(missing) > 10 else ""))
+    divide = tuple((move, n) for (move, _), n in zip(moves, per_root))
+    return Count(depth, so_far, time.perf_counter() - start, divide)
+
+
+def disconnect(started: bool) -> None:
+    if started:
+        _ray().shutdown()

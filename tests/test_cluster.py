@@ -1,0 +1,74 @@
+"""perft on Ray (``rafle perft --ray``): a local Ray instance with 2 CPUs stands for a cluster.
+
+Ray comes with the test extras (``pip install ".[test]"``), so CI runs these tests.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+ray = pytest.importorskip("ray")
+
+from engine import get_variant, parse_position, perft                    # noqa: E402
+from perft import cluster                                                # noqa: E402
+from perft.suite import count                                            # noqa: E402
+from protocol.cli import main as cli                                     # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def local_ray(tmp_path_factory):
+    marker = tmp_path_factory.mktemp("ray") / "fault"
+    marker.write_text("")                        # present: no task is killed until a test removes it
+    os.environ[cluster.FAULT] = str(marker)
+    started = cluster.connect(None, cpus=2)
+    yield marker
+    cluster.disconnect(started)
+    del os.environ[cluster.FAULT]
+
+
+@pytest.mark.parametrize("variant, fen, depth, paths", [
+    ("international", "startpos", 5, False),
+    ("frisian", "startpos", 5, True),
+    ("russian", "startpos", 7, False),
+])
+def test_ray_counts_exactly_as_one_thread(local_ray, variant, fen, depth, paths):
+    pos = parse_position(fen, get_variant(variant))
+    local = count(pos, depth, paths=paths)
+    seen = []
+    far = cluster.count_on_ray(pos, depth, paths=paths,
+                               progress=lambda done, total, move, nodes, s: seen.append(nodes))
+    assert far.nodes == local.nodes == perft(pos, depth, paths=paths)
+    assert far.divide == local.divide
+    assert seen[-1] == local.nodes
+
+
+def test_a_killed_task_is_retried_and_counted_once(local_ray):
+    local_ray.unlink()                           # the next task ends its worker, once
+    pos = parse_position("startpos")
+    assert cluster.count_on_ray(pos, 5).nodes == 27117
+    assert local_ray.exists()                    # a worker was killed, and its task run again
+
+
+def test_subtrees_never_counted_are_named_and_no_total_is_given(local_ray):
+    local_ray.write_text("always")
+    try:
+        # White has one move and Black one reply: one task, whose worker dies every time.
+        pos = parse_position("W:W46:B5")
+        with pytest.raises(cluster.ClusterError, match=r"1 of 1 subtrees were not counted, no total: "
+                                                       r"46-41 5-10"):
+            cluster.count_on_ray(pos, 4)
+    finally:
+        local_ray.write_text("")
+
+
+def test_cli_ray_divide(local_ray, capsys):
+    fen = "W:W31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20"
+    assert cli(["perft", "--fen", fen, "--depth", "5", "--divide", "--json", "--ray"]) == 0
+    far = json.loads(capsys.readouterr().out)
+    assert cli(["perft", "--fen", fen, "--depth", "5", "--divide", "--json", "--threads", "1"]) == 0
+    assert json.loads(capsys.readouterr().out)["divide"] == far["divide"]
+    assert far["nodes"] == 27117
+    assert cli(["perft", "--depth", "4", "--ray", "--hash", "8"]) == 2
+    assert "--ray and --hash" in capsys.readouterr().err
