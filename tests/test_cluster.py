@@ -11,7 +11,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from engine import get_variant, parse_position, perft                    # noqa: E402
+from engine import get_variant, parse_position, perft, read_pdn          # noqa: E402
 from perft import cluster                                                # noqa: E402
 from perft.suite import count                                            # noqa: E402
 from protocol.cli import main as cli                                     # noqa: E402
@@ -72,3 +72,32 @@ def test_cli_ray_divide(local_ray, capsys):
     assert far["nodes"] == 27117
     assert cli(["perft", "--depth", "4", "--ray", "--hash", "8"]) == 2
     assert "--ray and --hash" in capsys.readouterr().err
+
+
+# ----- rafle match --ray ---------------------------------------------------------------------
+
+def play_on_ray(tmp_path, capsys, games=4):
+    pdn = tmp_path / "m.pdn"
+    assert cli(["match", "--ray", "--games", str(games), "--depth", "2", "--max-plies", "60",
+                "--pdn", str(pdn)]) == 0
+    out = capsys.readouterr().out
+    played = read_pdn(pdn.read_text())
+    for g in played:
+        g.game()                                 # every move legal, replayed by the referee
+    return out, played
+
+
+def test_a_match_on_ray_plays_every_game_once(local_ray, tmp_path, capsys):
+    out, played = play_on_ray(tmp_path, capsys)
+    assert sorted(int(g.tags["Round"]) for g in played) == [1, 2, 3, 4]
+    assert "match engine1=" in out and " games=4 " in out
+    assert "played again" not in out
+
+
+def test_a_lost_actor_loses_only_its_game_which_is_played_again(local_ray, tmp_path, capsys):
+    local_ray.unlink()                           # the next game's actor dies, once
+    out, played = play_on_ray(tmp_path, capsys)
+    assert local_ray.exists()
+    assert "1 game played again after a Ray actor was lost" in out
+    assert sorted(int(g.tags["Round"]) for g in played) == [1, 2, 3, 4]
+    assert " games=4 " in out

@@ -359,13 +359,17 @@ class Match:
             self.say("interrupted: finishing")
 
         run_workers(self.worker, a.concurrency, interrupted)
+        return self.close()
+
+    def close(self, notes: list[str] = ()) -> int:
+        """Close the files and print the report (after ``notes``); the exit code."""
         for f in (self.log_file, self.pdn_file):
             if f:
                 f.close()
         if self.error:
             print(f"rafle match: {self.error}", file=sys.stderr)
             return 1
-        for text in self.score.report(self.aborted) + self.memory_lines():
+        for text in list(notes) + self.score.report(self.aborted) + self.memory_lines():
             self.say(text)
         return 0
 
@@ -434,6 +438,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pdn", "--pgn", dest="pdn", help="write every game to this PDN file")
     p.add_argument("--log", help="write the Hub traffic to this file")
     p.add_argument("--event", default="rafle match", help="PDN Event tag")
+    p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="play the games on Ray actors (one per CPU, each with its two engines): "
+                        "on a local Ray instance without ADDRESS, or on the cluster at ADDRESS "
+                        "('auto', 'ray://host:port'); needs pip install \"rafle[cluster]\"")
     return p
 
 
@@ -447,4 +455,7 @@ def main(argv: list[str]) -> int:
     except (ValueError, OSError) as e:       # BadInput is a ValueError
         print(f"rafle match: {e}", file=sys.stderr)
         return 2
+    if args.ray is not None:
+        from .ray_runner import run_on_ray
+        return run_on_ray(match, args.ray or None)
     return match.run()

@@ -37,6 +37,21 @@ class EngineStats:
         if left is not None:
             self.min_clock = left if self.min_clock is None else min(self.min_clock, left)
 
+    def merge(self, other: "EngineStats") -> None:
+        """Add the figures of ``other`` (the same engine's, from games played elsewhere)."""
+        self.time_losses += other.time_losses
+        self.crashes += other.crashes
+        self.illegal += other.illegal
+        self.moves += other.moves
+        self.think_time += other.think_time
+        self.max_move_time = max(self.max_move_time, other.max_move_time)
+        for name, pick in (("max_overshoot", max), ("min_clock", min)):
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if theirs is not None:
+                setattr(self, name, theirs if mine is None else pick(mine, theirs))
+        self.period_shares += other.period_shares
+        self.game_shares += other.game_shares
+
     def clock_share(self) -> str:
         """How much of the time it was given the engine used: per period at a move limit
         (``moves/base``), or at the end of games on an increment clock; '' without a clock."""

@@ -1,0 +1,112 @@
+"""``rafle match --ray``: the games of a match played by Ray actors, on this machine or a cluster.
+
+Each actor keeps its two engine processes warm from game to game, as a local worker thread
+does, and plays a game with the local runner's own code (:meth:`Match.play_game`: clocks,
+referee, rules).  The driver hands out game numbers, and collects each result, the engines'
+figures, the PDN and the SPRT exactly as the local run does.  An actor that dies (its
+machine lost, its process killed) loses only the game in progress: that game is played
+again by a new actor, and no finished game is lost or counted twice.
+"""
+from __future__ import annotations
+
+import copy
+import io
+import os
+import sys
+
+from perft.cluster import FAULT, ClusterError, connect, disconnect
+
+from .runner import Match, _shut
+from .score import EngineStats
+
+
+class Player:
+    """A Ray actor: one pair of engines and a private runner (no PDN, no log, no output)."""
+
+    def __init__(self, args):
+        mine = copy.copy(args)
+        mine.pdn = mine.log = None
+        self.match = Match(mine, out=io.StringIO())
+        self.clients = [None, None]
+
+    def play(self, number: int):
+        """(result, the engines' figures for this game, their names, error): error is set
+        when an engine cannot start at all (a wrong command), which ends the match."""
+        fault = os.environ.get(FAULT)
+        if fault and not os.path.exists(fault):
+            open(fault, "w").close()
+            os._exit(1)                          # tests: an actor lost in mid-match
+        m = self.match
+        m.stats = [EngineStats(s.name) for s in m.stats]
+        try:
+            result = m.play_game(number, self.clients, 0)
+        except Exception as err:                 # EngineError: an engine never started
+            return None, None, m.names, m.error or str(err)
+        return result, m.stats, m.names, None
+
+    def close(self) -> None:
+        for client in self.clients:
+            _shut(client)
+
+
+def run_on_ray(match: Match, address: str | None) -> int:
+    """Play ``match`` with Ray actors; the same report as :meth:`Match.run`."""
+    import ray
+    try:
+        started = connect(address)
+    except ClusterError as exc:
+        print(f"rafle match: {exc}", file=sys.stderr)
+        return 2
+    a = match.args
+    actor = ray.remote(num_cpus=1)(Player)
+    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    players = [actor.remote(a) for _ in range(min(cpus, a.games))]
+    match.say(f"match: {a.games} games, {match.limits[0].describe()}, {len(match.openings)} "
+              f"openings, {len(players)} Ray players")
+    queue = list(range(a.games))
+    busy = {}                                    # ref -> (player, game number)
+    idle = list(players)
+    replayed = 0
+    try:
+        while (queue and not match.stop.is_set()) or busy:
+            while queue and idle and not match.stop.is_set():
+                p = idle.pop()
+                number = queue.pop(0)
+                busy[p.play.remote(number)] = (p, number)
+            ready, _ = ray.wait(list(busy), num_returns=1)
+            for ref in ready:
+                p, number = busy.pop(ref)
+                try:
+                    result, stats, names, error = ray.get(ref)
+                except ray.exceptions.RayActorError:
+                    queue.insert(0, number)      # the actor is gone: the game is played again
+                    replayed += 1
+                    idle.append(actor.remote(a))
+                    continue
+                idle.append(p)
+                if error:
+                    match.error = error
+                    match.stop.set()
+                    continue
+                for e, (mine, theirs) in enumerate(zip(match.stats, stats)):
+                    if match.names[e] is None:       # the engines' id names, as a local run
+                        match.names[e] = names[e]
+                    mine.name = mine.name or names[e]
+                    mine.merge(theirs)
+                match.finish(result)
+    except KeyboardInterrupt:
+        match.aborted = True
+        match.stop.set()
+        match.say("interrupted: the games in progress are dropped")
+    finally:
+        for p in idle:
+            try:
+                ray.get(p.close.remote(), timeout=10)
+            except Exception:                    # a lost actor has nothing to close
+                pass
+        for p in players + idle:
+            ray.kill(p)
+        disconnect(started)
+    notes = [f"{replayed} game{'s' if replayed > 1 else ''} played again after a Ray actor "
+             f"was lost"] if replayed else []
+    return match.close(notes)
