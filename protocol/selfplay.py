@@ -7,8 +7,8 @@ sets: international, Russian, English, Frisian; the start position in other vari
 then Rafle plays both sides at a fixed node budget per move (deterministic for a seed).
 Every position where neither side has a capture pending (a quiet position: the static
 evaluation means something there) is kept with the search's score and the game's result,
-both from White's side.  Games run in ``--jobs`` processes (default: every core), in
-chunks, with a progress line on stderr.
+both from White's side.  Games run in ``--jobs`` processes (default: every core), or as
+Ray tasks with ``--ray``, in chunks, with a progress line on stderr.
 
 The output is one ``.npz`` of arrays: ``white``, ``black``, ``kings`` (bitboards),
 ``turn``, ``score`` (hundredths of a man, White's side; ``MATE_SCORE`` clipped),
@@ -28,6 +28,7 @@ import numpy as np
 
 from engine import (BadInput, Game, Limits, Position, Searcher, get_variant,
                     legal_moves)
+from perft.cluster import RETRIES, ClusterError, connect, disconnect
 
 from .match.openings import builtin, parse_opening
 
@@ -99,6 +100,54 @@ def play_games(variant_name: str, first: int, count: int, seed: int, nodes: int,
     return out
 
 
+def _on_processes(args, chunks):
+    """The chunks' results as they finish, from ``--jobs`` local processes."""
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs), initializer=_setup,
+                             initargs=(args.eval, args.weights)) as pool:
+        futures = [pool.submit(play_games, *chunk) for chunk in chunks]
+        try:
+            for future in as_completed(futures):
+                yield future.result()
+        finally:
+            for f in futures:
+                f.cancel()
+
+
+_set_up_with = None
+
+
+def _ray_chunk(setup: tuple, chunk: tuple) -> dict[str, list]:
+    """One Ray task: a chunk of games, in a worker that sets its searcher up once."""
+    global _set_up_with
+    if _set_up_with != setup:
+        _setup(*setup)
+        _set_up_with = setup
+    return play_games(*chunk)
+
+
+def _on_ray(args, chunks):
+    """The chunks' results as they finish, from Ray tasks (a local Ray instance, or the
+    cluster at ``--ray ADDRESS``).  A task whose worker dies is played again (up to
+    ``RETRIES`` times); a chunk still missing after that ends the run with ClusterError."""
+    import ray
+    started = connect(args.ray or None)
+    try:
+        task = ray.remote(max_retries=RETRIES)(_ray_chunk)
+        pending = [task.remote((args.eval, args.weights), chunk) for chunk in chunks]
+        lost = 0
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            try:
+                yield ray.get(ready[0])
+            except ray.exceptions.RayError:
+                lost += 1
+        if lost:
+            raise ClusterError(f"{lost} chunk{'s' if lost > 1 else ''} of {CHUNK} games could not "
+                               f"be played")
+    finally:
+        disconnect(started)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rafle selfplay", description=__doc__.split("\n\n")[0])
     p.add_argument("--variant", default="international")
@@ -113,6 +162,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="the evaluation that plays (default learned where weights exist)")
     p.add_argument("--weights", default=None, help="play with this weight file")
     p.add_argument("--out", required=True, help="the .npz file to write")
+    p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="play the chunks of games as Ray tasks, on a local Ray instance or on "
+                        "the cluster at ADDRESS; needs pip install \"rafle[cluster]\"")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     return p
 
@@ -137,26 +189,26 @@ def main(argv: list[str]) -> int:
     start = time.monotonic()
     parts = []
     done = positions = 0
-    chunks = [(i, min(CHUNK, args.games - i)) for i in range(0, args.games, CHUNK)]
-    jobs = max(1, args.jobs)
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_setup,
-                             initargs=(args.eval, args.weights)) as pool:
-        futures = [pool.submit(play_games, variant.name, first, count, args.seed, args.nodes,
-                               args.random_plies, openings) for first, count in chunks]
-        try:
-            for future in as_completed(futures):
-                part = future.result()
-                parts.append(part)
-                done += part["count"]
-                positions += len(part["white"])
-                if not args.quiet:
-                    rate = done / max(time.monotonic() - start, 1e-9)
-                    print(f"\rselfplay: {min(done, args.games)}/{args.games} games, {positions} "
-                          f"positions, {rate:.1f} games/s", end="", file=sys.stderr, flush=True)
-        except KeyboardInterrupt:
-            for f in futures:
-                f.cancel()
-            print("\nrafle selfplay: interrupted; writing the games finished", file=sys.stderr)
+    chunks = [(variant.name, first, min(CHUNK, args.games - first), args.seed, args.nodes,
+               args.random_plies, openings) for first in range(0, args.games, CHUNK)]
+    finished = _on_ray(args, chunks) if args.ray is not None else _on_processes(args, chunks)
+    try:
+        for part in finished:
+            parts.append(part)
+            done += part["count"]
+            positions += len(part["white"])
+            if not args.quiet:
+                rate = done / max(time.monotonic() - start, 1e-9)
+                print(f"\rselfplay: {min(done, args.games)}/{args.games} games, {positions} "
+                      f"positions, {rate:.1f} games/s", end="", file=sys.stderr, flush=True)
+    except KeyboardInterrupt:
+        finished.close()
+        print("\nrafle selfplay: interrupted; writing the games finished", file=sys.stderr)
+    except ClusterError as exc:
+        if not parts:
+            print(f"rafle selfplay: {exc}", file=sys.stderr)
+            return 2
+        print(f"\nrafle selfplay: {exc}; writing the games finished", file=sys.stderr)
     if not args.quiet:
         print(file=sys.stderr)
     data = {k: np.concatenate([np.asarray(p[k], dtype=np.int64) for p in parts]) if parts

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 
+import numpy as np
 import pytest
 
 ray = pytest.importorskip("ray")
@@ -101,3 +102,12 @@ def test_a_lost_actor_loses_only_its_game_which_is_played_again(local_ray, tmp_p
     assert "1 game played again after a Ray actor was lost" in out
     assert sorted(int(g.tags["Round"]) for g in played) == [1, 2, 3, 4]
     assert " games=4 " in out
+
+
+def test_selfplay_on_ray_plays_every_game(local_ray, tmp_path):
+    out = tmp_path / "sp.npz"
+    assert cli(["selfplay", "--ray", "--games", "20", "--nodes", "200", "--out", str(out),
+                "--quiet"]) == 0
+    data = np.load(out)
+    assert sorted(set(data["game"].tolist())) == list(range(20))
+    assert len(data["white"]) > 200
