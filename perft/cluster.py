@@ -12,6 +12,7 @@ This module prints nothing: the runner (``perft.runner``) owns the output.
 from __future__ import annotations
 
 import os
+import socket
 import time
 from collections import Counter
 
@@ -53,10 +54,25 @@ def subtree(variant: str, fen: str, depth: int, bulk: bool, paths: bool) -> int:
     return perft(parse_position(fen, get_variant(variant)), depth, bulk, paths=paths)
 
 
+def _check_reachable(address: str, seconds: float = 5.0) -> None:
+    """Fail at once on an address where nothing answers (Ray itself would wait minutes)."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise ClusterError(f"bad Ray address {address!r}: expected auto, HOST:PORT or "
+                           f"ray://HOST:PORT")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=seconds).close()
+    except (OSError, ValueError) as exc:
+        raise ClusterError(f"cannot reach Ray at {address}: "
+                           f"{getattr(exc, 'strerror', None) or exc}") from None
+
+
 def connect(address: str | None, cpus: int | None = None) -> bool:
     """Join the cluster at ``address`` (``auto``, ``ray://host:port``, host:port) or,
     without one, start a local Ray instance.  True if this call started Ray."""
     ray = _ray()
+    if address and address != "auto":
+        _check_reachable(address)
     if ray.is_initialized():
         return False
     env = {FAULT: os.environ[FAULT]} if FAULT in os.environ else {}

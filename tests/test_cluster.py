@@ -111,3 +111,13 @@ def test_selfplay_on_ray_plays_every_game(local_ray, tmp_path):
     data = np.load(out)
     assert sorted(set(data["game"].tolist())) == list(range(20))
     assert len(data["white"]) > 200
+
+
+@pytest.mark.parametrize("address, words", [
+    ("127.0.0.1:1", "cannot reach Ray at 127.0.0.1:1"),
+    ("ray://127.0.0.1:1", "cannot reach Ray at ray://127.0.0.1:1"),
+    ("no-port", "bad Ray address"),
+])
+def test_an_address_where_nothing_answers_is_refused_at_once(address, words, capsys):
+    assert cli(["perft", "--depth", "4", "--ray", address]) == 1
+    assert words in capsys.readouterr().err
