@@ -29,11 +29,14 @@ class ClusterError(Exception):
     """Ray is missing, cannot start or join, or some subtrees were never counted."""
 
 
-def _ray():
+def ray_module():
+    """The ``ray`` package, or ClusterError saying how to get it."""
     try:
         import ray
     except ImportError:
-        raise ClusterError("--ray needs Ray: pip install \"rafle[cluster]\"") from None
+        ray = None
+    if ray is None or not hasattr(ray, "remote"):     # absent, or a directory named ray in the way
+        raise ClusterError("--ray needs Ray: pip install \"rafle[cluster]\"")
     return ray
 
 
@@ -70,7 +73,7 @@ def _check_reachable(address: str, seconds: float = 5.0) -> None:
 def connect(address: str | None, cpus: int | None = None) -> bool:
     """Join the cluster at ``address`` (``auto``, ``ray://host:port``, host:port) or,
     without one, start a local Ray instance.  True if this call started Ray."""
-    ray = _ray()
+    ray = ray_module()
     if address and address != "auto":
         _check_reachable(address)
     if ray.is_initialized():
@@ -91,7 +94,7 @@ def connect(address: str | None, cpus: int | None = None) -> bool:
 def count_on_ray(pos: Position, depth: int, bulk: bool = True, progress: Progress | None = None,
                  paths: bool = False) -> Count:
     """perft(depth) of ``pos`` by Ray tasks (Ray must be connected: :func:`connect`)."""
-    ray = _ray()
+    ray = ray_module()
     start = time.perf_counter()
     if depth < 3:
         raise BadInput("--ray splits the tree after two plies: give --depth 3 or more")
@@ -134,4 +137,4 @@ def count_on_ray(pos: Position, depth: int, bulk: bool = True, progress: Progres
 
 def disconnect(started: bool) -> None:
     if started:
-        _ray().shutdown()
+        ray_module().shutdown()

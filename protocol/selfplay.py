@@ -28,7 +28,7 @@ import numpy as np
 
 from engine import (BadInput, Game, Limits, Position, Searcher, get_variant,
                     legal_moves)
-from perft.cluster import RETRIES, ClusterError, connect, disconnect
+from perft.cluster import RETRIES, ClusterError, connect, disconnect, ray_module
 
 from .match.openings import builtin, parse_opening
 
@@ -129,7 +129,7 @@ def _on_ray(args, chunks):
     """The chunks' results as they finish, from Ray tasks (a local Ray instance, or the
     cluster at ``--ray ADDRESS``).  A task whose worker dies is played again (up to
     ``RETRIES`` times); a chunk still missing after that ends the run with ClusterError."""
-    import ray
+    ray = ray_module()
     started = connect(args.ray or None)
     try:
         task = ray.remote(max_retries=RETRIES)(_ray_chunk)

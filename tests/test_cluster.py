@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -121,3 +122,11 @@ def test_selfplay_on_ray_plays_every_game(local_ray, tmp_path):
 def test_an_address_where_nothing_answers_is_refused_at_once(address, words, capsys):
     assert cli(["perft", "--depth", "4", "--ray", address]) == 1
     assert words in capsys.readouterr().err
+
+
+def test_without_ray_every_front_end_says_how_to_get_it(monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(sys.modules, "ray", None)        # import ray fails as if not installed
+    assert cli(["perft", "--depth", "4", "--ray"]) == 1
+    assert cli(["match", "--ray", "--games", "2", "--depth", "1"]) == 2
+    assert cli(["selfplay", "--ray", "--games", "2", "--out", str(tmp_path / "x.npz")]) == 2
+    assert capsys.readouterr().err.count('--ray needs Ray: pip install "rafle[cluster]"') == 3

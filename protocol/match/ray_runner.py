@@ -14,7 +14,7 @@ import io
 import os
 import sys
 
-from perft.cluster import FAULT, ClusterError, connect, disconnect
+from perft.cluster import FAULT, ClusterError, connect, disconnect, ray_module
 
 from .runner import Match, _shut
 from .score import EngineStats
@@ -51,8 +51,8 @@ class Player:
 
 def run_on_ray(match: Match, address: str | None) -> int:
     """Play ``match`` with Ray actors; the same report as :meth:`Match.run`."""
-    import ray
     try:
+        ray = ray_module()
         started = connect(address)
     except ClusterError as exc:
         print(f"rafle match: {exc}", file=sys.stderr)
