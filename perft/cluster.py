@@ -13,13 +13,10 @@ from __future__ import annotations
 
 import os
 import socket
-import time
-from collections import Counter
 
-from engine import BadInput, Position, get_variant, legal_moves, move_to_hub, parse_position, perft
-from engine import play, pos_to_fen
+from engine import BadInput, Position, get_variant, parse_position, perft, pos_to_fen
 
-from .suite import Count, Progress
+from .suite import Count, Progress, Tally, split
 
 RETRIES = 3                     # a task whose worker dies is run again up to this many times
 FAULT = "RAFLE_RAY_FAULT"       # tests: the first task to find no file at this path ends its worker
@@ -95,44 +92,29 @@ def count_on_ray(pos: Position, depth: int, bulk: bool = True, progress: Progres
                  paths: bool = False) -> Count:
     """perft(depth) of ``pos`` by Ray tasks (Ray must be connected: :func:`connect`)."""
     ray = ray_module()
-    start = time.perf_counter()
     if depth < 3:
         raise BadInput("--ray splits the tree after two plies: give --depth 3 or more")
-    moves = list(Counter(legal_moves(pos, paths)).items())
-    task = ray.remote(max_retries=RETRIES)(subtree)
+    moves, tasks = split(pos, depth, paths)
+    tally = Tally(moves, tasks, progress)
+    remote = ray.remote(max_retries=RETRIES)(subtree)
     name = pos.variant.name
-    refs = {}
-    for i, (move, k) in enumerate(moves):
-        child = play(pos, move)
-        for reply, j in Counter(legal_moves(child, paths)).items():
-            ref = task.remote(name, pos_to_fen(play(child, reply)), depth - 2, bulk, paths)
-            refs[ref] = (i, k * j, f"{move_to_hub(move)} {move_to_hub(reply)}")
-    per_root = [0] * len(moves)
-    waiting = Counter(i for i, _, _ in refs.values())
-    done = sum(1 for i in range(len(moves)) if not waiting[i])
-    so_far = 0
+    refs = {remote.remote(name, pos_to_fen(task.pos), task.depth, bulk, paths): task
+            for task in tasks}
     missing = []
     pending = list(refs)
     while pending:
         ready, pending = ray.wait(pending, num_returns=1)
         for ref in ready:
-            i, weight, where = refs[ref]
             try:
                 n = ray.get(ref)
             except Exception as exc:     # retries spent: the worker kept dying, or the task failed
-                missing.append(f"{where} ({type(exc).__name__})")
+                missing.append(f"{refs[ref].name} ({type(exc).__name__})")
                 continue
-            per_root[i] += weight * n
-            so_far += weight * n
-            waiting[i] -= 1
-            done += not waiting[i]
-            if progress is not None:
-                progress(done, len(moves), moves[i][0], so_far, time.perf_counter() - start)
+            tally.add(refs[ref], n)
     if missing:
         raise ClusterError(f"{len(missing)} of {len(refs)} subtrees were not counted, no total: "
                            + ", ".join(sorted(missing)[:10]) + (" ..." if len(missing) > 10 else ""))
-    divide = tuple((move, n) for (move, _), n in zip(moves, per_root))
-    return Count(depth, so_far, time.perf_counter() - start, divide)
+    return tally.result(depth)
 
 
 def disconnect(started: bool) -> None:

@@ -19,10 +19,10 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
-from engine import (BadInput, Move, Position, get_variant, legal_moves, new_stop_flag,
-                    parse_position, perft, play, set_stop)
+from engine import (BadInput, Move, Position, get_variant, legal_moves, move_to_hub,
+                    new_stop_flag, parse_position, perft, play, set_stop)
 
 # Called as the count goes on: (root moves done, root moves, current root move,
 # nodes counted so far, seconds so far).
@@ -39,6 +39,59 @@ class Count:
     divide: tuple[tuple[Move, int], ...]
 
 
+class Task(NamedTuple):
+    """One subtree of a split count: its root move's index, the paths that lead to it
+    (more than 1 only when counting capture paths), its position and depth, and a name."""
+
+    root: int
+    weight: int
+    pos: Position
+    depth: int
+    name: str
+
+
+def split(pos: Position, depth: int, paths: bool = False) -> tuple[list[tuple[Move, int]], list[Task]]:
+    """perft(depth) cut into subtrees: the root's moves (each with its capture paths) and
+    the tasks, one per root move below depth 3, else one per root move and reply."""
+    moves = list(Counter(legal_moves(pos, paths)).items())
+    tasks = []
+    for i, (move, k) in enumerate(moves):
+        child = play(pos, move)
+        if depth < 3:
+            tasks.append(Task(i, k, child, depth - 1, move_to_hub(move)))
+        else:
+            tasks.extend(Task(i, k * j, play(child, reply), depth - 2,
+                              f"{move_to_hub(move)} {move_to_hub(reply)}")
+                         for reply, j in Counter(legal_moves(child, paths)).items())
+    return moves, tasks
+
+
+class Tally:
+    """The counts of a split's tasks as they come in, by root move, with progress."""
+
+    def __init__(self, moves, tasks, progress: Progress | None):
+        self.moves = moves
+        self.progress = progress
+        self.start = time.perf_counter()
+        self.per_root = [0] * len(moves)
+        self.waiting = Counter(task.root for task in tasks)
+        self.done = sum(1 for i in range(len(moves)) if not self.waiting[i])
+        self.nodes = 0
+
+    def add(self, task: Task, n: int) -> None:
+        self.per_root[task.root] += task.weight * n
+        self.nodes += task.weight * n
+        self.waiting[task.root] -= 1
+        self.done += not self.waiting[task.root]
+        if self.progress is not None:
+            self.progress(self.done, len(self.moves), self.moves[task.root][0], self.nodes,
+                          time.perf_counter() - self.start)
+
+    def result(self, depth: int) -> Count:
+        divide = tuple((move, n) for (move, _), n in zip(self.moves, self.per_root))
+        return Count(depth, self.nodes, time.perf_counter() - self.start, divide)
+
+
 def count(pos: Position, depth: int, bulk: bool = True, progress: Progress | None = None,
           paths: bool = False, threads: int = 1, table=None) -> Count:
     """perft(depth), split by root move so that long runs can say how far they have got.
@@ -49,43 +102,23 @@ def count(pos: Position, depth: int, bulk: bool = True, progress: Progress | Non
     ``table``: a table of subtree counts (``engine.new_perft_table``) that every thread
     reads and fills.
     """
-    start = time.perf_counter()
     if depth == 0:
-        return Count(0, 1, time.perf_counter() - start, ())
-    moves = list(Counter(legal_moves(pos, paths)).items())   # move, its capture paths
-    # The work: (root move's index, paths that lead there, position, depth left).
-    tasks = []
-    for i, (move, k) in enumerate(moves):
-        child = play(pos, move)
-        if depth < 3:
-            tasks.append((i, k, child, depth - 1))
-        else:
-            tasks.extend((i, k * j, play(child, reply), depth - 2)
-                         for reply, j in Counter(legal_moves(child, paths)).items())
-    per_root = [0] * len(moves)
-    waiting = Counter(i for i, _, _, _ in tasks)
-    done = sum(1 for i in range(len(moves)) if not waiting[i])
-    so_far = 0
+        return Count(0, 1, 0.0, ())
+    moves, tasks = split(pos, depth, paths)
+    tally = Tally(moves, tasks, progress)
     stop = new_stop_flag()
 
-    def finished(task, n):
-        nonlocal so_far, done
-        i, weight = task[0], task[1]
+    def finished(task: Task, n: int | None) -> None:
         if n is None:
             raise KeyboardInterrupt               # stopped: the count is incomplete
-        per_root[i] += weight * n
-        so_far += weight * n
-        waiting[i] -= 1
-        done += not waiting[i]
-        if progress is not None:
-            progress(done, len(moves), moves[i][0], so_far, time.perf_counter() - start)
+        tally.add(task, n)
 
     if threads <= 1:
         for task in tasks:
-            finished(task, perft(task[2], task[3], bulk, stop, paths, table))
+            finished(task, perft(task.pos, task.depth, bulk, stop, paths, table))
     else:
         with ThreadPoolExecutor(max_workers=threads) as pool:
-            futures = {pool.submit(perft, task[2], task[3], bulk, stop, paths, table): task
+            futures = {pool.submit(perft, task.pos, task.depth, bulk, stop, paths, table): task
                        for task in tasks}
             try:
                 for future in as_completed(futures):
@@ -94,8 +127,7 @@ def count(pos: Position, depth: int, bulk: bool = True, progress: Progress | Non
                 set_stop(stop)                    # the running kernels end within milliseconds
                 pool.shutdown(cancel_futures=True)
                 raise
-    divide = tuple((move, n) for (move, _), n in zip(moves, per_root))
-    return Count(depth, so_far, time.perf_counter() - start, divide)
+    return tally.result(depth)
 
 
 # ----- reference suites ------------------------------------------------------------
