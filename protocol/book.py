@@ -43,6 +43,26 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+WON = 30000        # a move after which the opponent cannot move (beyond every evaluation)
+
+
+def score_moves(searcher: Searcher, pos, history, depth: int) -> list[tuple]:
+    """Every legal move of ``pos`` with its score for the mover (a search of the position
+    after it to ``depth`` - 1 plies), best first: (score, Hub move, move, position after)."""
+    scored = []
+    for move in legal_moves(pos):
+        child = play(pos, move)
+        searcher.new_game()
+        # As an analysis: a reply that is forced (a capture) is searched too, where a game
+        # would play it at once without a score.
+        r = searcher.search(child, history + [pos], Limits(depth=max(depth - 1, 1)), analyze=True)
+        # no reply: the mover has won (normal rules) -- never in an opening book
+        score = -r.score if r.score is not None else WON
+        scored.append((score, move_to_hub(move, pos.variant), move, child))
+    scored.sort(key=lambda e: -e[0])
+    return scored
+
+
 def build(variant, plies: int, width: int, margin: int, depth: int, progress=None):
     """The book's entries: position key -> [(Hub move, score)], best first."""
     searcher = Searcher(20)
@@ -56,15 +76,7 @@ def build(variant, plies: int, width: int, margin: int, depth: int, progress=Non
             key = book_key(pos)
             if key in entries:
                 continue
-            scored = []
-            for move in legal_moves(pos):
-                child = play(pos, move)
-                searcher.new_game()
-                r = searcher.search(child, history + [pos], Limits(depth=max(depth - 1, 1)))
-                # no reply: the mover has won (normal rules) -- never in an opening book
-                score = -r.score if r.score is not None else 0
-                scored.append((score, move_to_hub(move, variant), move, child))
-            scored.sort(key=lambda e: -e[0])
+            scored = score_moves(searcher, pos, history, depth)
             best = scored[0][0]
             kept = [e for e in scored if e[0] >= best - margin][:max(width, 1)]
             entries[key] = [(text, score) for score, text, _, _ in kept]
