@@ -53,6 +53,8 @@ _EXPORTS = {
     "book": ("Book", "BookError", "book_arrays", "book_key", "check_book", "read_book",
              "shipped_book"),
     "errors": ("BadInput",),
+    "egdb": ("EgdbError", "EgdbProgress", "EgdbTables", "egdb_build", "egdb_dir", "egdb_load",
+             "egdb_slice_size", "egdb_slices", "egdb_value_name"),
     "eval": ("eval_tables",),
     "learn": ("Fit", "expected_result", "extract_features"),
     "game": ("Game", "Outcome"),

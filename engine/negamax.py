@@ -48,7 +48,7 @@ The kernel reads no clock.  It stops when ``ctl[C_STOP]`` is set by another thre
 import numpy as np
 from numba import njit
 
-from . import tt
+from . import egdb, tt
 from .bits import popcount
 from .drawrules import advance, count_draw, repeated
 from .eval import evaluate
@@ -61,20 +61,26 @@ from .zobrist import move_key
 
 MATE = 10000
 WIN_BOUND = MATE - 200   # scores beyond are wins or losses at a known distance
+DB_WIN = 9000            # a win known from the endgame databases: beyond every evaluation
+DB_MATERIAL = 16         # ... plus this per piece of material ahead (captures are progress)
 INF = 30000
 MAX_PLY = 128
 
 # ctl: shared control and report words
-C_STOP, C_NODES, C_NODE_LIMIT, C_ABORTED, C_ROOT_DONE, C_LEAVES, C_LEAF_PLY, C_CAN_STOP = range(8)
-C_SIZE = 8
+(C_STOP, C_NODES, C_NODE_LIMIT, C_ABORTED, C_ROOT_DONE, C_LEAVES, C_LEAF_PLY, C_CAN_STOP,
+ C_EGDB_HITS) = range(9)
+C_SIZE = 9
 # params: threshold switch and window, its ply interval, TT age, late-move reductions
 # (smallest depth reduced, 0 = off; moves tried before reducing), the root's barred king
 # (Frisian: its bit + 1, 0 = none; its quiet moves are not generated at the root)
 # threshold form (P_FORM: FORM_PLAIN uses P_LO/P_HI; FORM_VERIFIED a margin of
 # P_MARGIN + P_SLOPE per ply of depth around the node's own window)
+# P_EGDB: probe the endgame databases at nodes of at most this many pieces (0 = off) and
+# fewer than P_EGDB_ROOT (the root's pieces); P_EGDB_FILTER: the root is in them, keep only
+# the root moves that keep its value.
 (P_THRESHOLD, P_LO, P_HI, P_INTERVAL, P_AGE, P_LMR_DEPTH, P_LMR_MOVES, P_BARRED, P_FORM,
- P_MARGIN, P_SLOPE) = range(11)
-P_SIZE = 11
+ P_MARGIN, P_SLOPE, P_EGDB, P_EGDB_ROOT, P_EGDB_FILTER) = range(14)
+P_SIZE = 14
 FORM_PLAIN, FORM_VERIFIED = 0, 1
 VERIFY_FROM = 3          # verified threshold cuts from this depth
 VERIFY_SHARE = 4         # ... confirmed by a search to VERIFY_SHARE / 10 of the depth
@@ -151,7 +157,7 @@ def _can_crown(white, black, kings, turn, V):
 
 @njit(cache=True, nogil=True)
 def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers, hist,
-                keys, h0, P, ctl, buf, order, pv, pvlen, state):
+                keys, h0, P, ctl, buf, order, pv, pvlen, state, EX, EC, EO, ED):
     """Search the root in ``st[0]`` (position, key, rule counters) to ``depth`` plies.
 
     Returns the root's value (fail-soft); meaningless if ``ctl[C_ABORTED]`` is set.
@@ -169,6 +175,8 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
     lmr_depth = P[P_LMR_DEPTH]
     lmr_moves = P[P_LMR_MOVES]
     goal = V[V_GOAL]
+    egdb_pieces = P[P_EGDB]
+    egdb_root = P[P_EGDB_ROOT]
     # Best value a node at ply p can reach: a win at p + 1, or at p itself where
     # having no move wins (antidraughts).
     win_here = 1 if goal == KG_LOSING else 0
@@ -220,6 +228,15 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
                     continue
                 st[p, F_ALPHA] = alpha
                 st[p, F_BETA] = beta
+                if egdb_pieces:
+                    men = popcount(w | b)
+                    if men <= egdb_pieces and men < egdb_root:
+                        found = egdb.probe(w, b, k, t, EX, EC, EO, ED)
+                        if found >= 0:
+                            ctl[C_EGDB_HITS] += 1
+                            v = _db_score(found, w, b, t, p)
+                            mode = RETURN
+                            continue
                 if plain and d > 0 and p % interval == 0:
                     e = evaluate(w, b, k, t, V, T, W)
                     if p & 1:
@@ -294,6 +311,8 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
                 n = generate(w, b, k, t, V, S, moves, state)
                 if p == 0 and P[P_BARRED]:
                     n = _drop_quiet_from(moves, n, P[P_BARRED] - 1)
+                if p == 0 and P[P_EGDB_FILTER]:
+                    n = _keep_db_best(moves, n, w, b, k, t, EX, EC, EO, ED)
                 if n == 0:
                     v = MATE - p if goal == KG_LOSING else -(MATE - p)
                     mode = RETURN
@@ -459,6 +478,54 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
                         mode = RETURN
     ctl[C_NODES] = nodes
     return v
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _db_score(found, w, b, t, p):
+    """The score of a database value at ply ``p`` for the side to move: a win beyond every
+    evaluation, sooner and with more material ahead better; a draw 0."""
+    if found == egdb.DRAW:
+        return 0
+    ahead = popcount(w) - popcount(b)
+    if t == 1:
+        ahead = -ahead
+    if found == egdb.WIN:
+        return DB_WIN - p + DB_MATERIAL * ahead
+    return -(DB_WIN - p - DB_MATERIAL * ahead)
+
+
+@njit(cache=True, nogil=True)
+def _keep_db_best(moves, n, w, b, k, t, EX, EC, EO, ED):
+    """Keep the root moves whose value in the databases is the root's best (a win kept
+    is never thrown away, a draw never lost): the search then chooses among them."""
+    best = 3
+    for j in range(n):
+        cw, cb, ck, ct = make(w, b, k, t, moves[j, 0], moves[j, 1], moves[j, 2], moves[j, 3])
+        r = _rank_of_child(egdb.probe(cw, cb, ck, ct, EX, EC, EO, ED))
+        if r < best:
+            best = r
+    if best == 3:
+        return n
+    kept = 0
+    for j in range(n):
+        cw, cb, ck, ct = make(w, b, k, t, moves[j, 0], moves[j, 1], moves[j, 2], moves[j, 3])
+        if _rank_of_child(egdb.probe(cw, cb, ck, ct, EX, EC, EO, ED)) == best:
+            for c in range(4):
+                moves[kept, c] = moves[j, c]
+            kept += 1
+    return kept
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rank_of_child(found):
+    """0: the child is lost for the opponent (we win), 1 drawn, 2 won for it, 3 unknown."""
+    if found == egdb.LOSS:
+        return 0
+    if found == egdb.DRAW:
+        return 1
+    if found == egdb.WIN:
+        return 2
+    return 3
 
 
 @njit(cache=True, nogil=True)

@@ -51,6 +51,10 @@ DEFAULT_INTERVAL = 1
 DEFAULT_SLOPE = 10
 DEFAULT_BOOK, DEFAULT_BOOK_PLY, DEFAULT_BOOK_MARGIN = True, 8, 10
 DEFAULT_THREADS, MAX_THREADS = 1, 16
+# Endgame databases: probe the slices of up to egdb-size pieces found in egdb-path (empty:
+# the user's cache directory, where `rafle egdb build` writes); 0 = off.  Missing files:
+# the search runs without them.
+DEFAULT_EGDB_SIZE, MAX_EGDB_SIZE = 7, 7
 INT_OPTIONS = {  # name: (default, min, max)
     "tt-size": (TT_DEFAULT_LOG2, TT_MIN_LOG2, TT_MAX_LOG2),
     "threads": (DEFAULT_THREADS, 1, MAX_THREADS),
@@ -59,6 +63,7 @@ INT_OPTIONS = {  # name: (default, min, max)
     "threshold-slope": (DEFAULT_SLOPE, 0, 1000),
     "book-ply": (DEFAULT_BOOK_PLY, 0, 1000),
     "book-margin": (DEFAULT_BOOK_MARGIN, 0, 10000),
+    "egdb-size": (DEFAULT_EGDB_SIZE, 0, MAX_EGDB_SIZE),
 }
 
 
@@ -67,7 +72,8 @@ def declare(tt_log2: int, threshold: bool, margin: int, interval: int,
             threads: int = DEFAULT_THREADS, form: str = DEFAULT_FORM,
             slope: int = DEFAULT_SLOPE, book: bool = DEFAULT_BOOK,
             book_ply: int = DEFAULT_BOOK_PLY, book_margin: int = DEFAULT_BOOK_MARGIN,
-            book_file: str = "") -> list[Option]:
+            book_file: str = "", egdb_size: int = DEFAULT_EGDB_SIZE,
+            egdb_path: str = "") -> list[Option]:
     """The options with these current values, in the order GUIs are shown them."""
     out = [Option("tt-size", "int", str(tt_log2), str(TT_MIN_LOG2), str(TT_MAX_LOG2)),
            Option("threads", "int", str(threads), "1", str(MAX_THREADS)),
@@ -84,6 +90,8 @@ def declare(tt_log2: int, threshold: bool, margin: int, interval: int,
         _, lo, hi = INT_OPTIONS[name]
         out.append(Option(name, "int", str(value), str(lo), str(hi)))
     out.append(Option("book-file", "string", book_file))
+    out.append(Option("egdb-size", "int", str(egdb_size), "0", str(MAX_EGDB_SIZE)))
+    out.append(Option("egdb-path", "string", egdb_path))
     return out
 
 

@@ -37,13 +37,14 @@ import numpy as np
 
 from . import negamax as nm
 from . import timeman
+from . import egdb
 from . import tt
 from .eval import WEIGHTS, eval_tables, evaluate
 from .game import root_counters
 from .movegen import FLAG_PROMOTE, new_move_buffer, new_state
 from . import book as books
 from . import weights
-from .options import (DEFAULT_BOOK, DEFAULT_BOOK_MARGIN, DEFAULT_BOOK_PLY, DEFAULT_EVAL, DEFAULT_FORM, DEFAULT_INTERVAL, DEFAULT_MARGIN,
+from .options import (DEFAULT_EGDB_SIZE, DEFAULT_BOOK, DEFAULT_BOOK_MARGIN, DEFAULT_BOOK_PLY, DEFAULT_EVAL, DEFAULT_FORM, DEFAULT_INTERVAL, DEFAULT_MARGIN,
                       DEFAULT_SLOPE, DEFAULT_THREADS, DEFAULT_THRESHOLD, EVALS, FORMS, Option,
                       declare, parse_bool, parse_int)
 from .weights import Evaluation
@@ -150,6 +151,11 @@ class Searcher:
         self._ctl = np.zeros(nm.C_SIZE, dtype=np.int64)
         self._age = 0
         self._clock = timeman.Clock(self._halt)
+        self.egdb_size = DEFAULT_EGDB_SIZE
+        self.egdb_path: str | None = None       # None: egdb.default_dir()
+        self._egdb: dict[str, egdb.Tables | None] = {}
+        self._no_egdb = egdb.empty_tables()
+        self._db = self._no_egdb                # the tables of the search in progress
 
     # ----- options ---------------------------------------------------------------
     def options(self) -> list[Option]:
@@ -157,7 +163,8 @@ class Searcher:
         return declare(self.tt_log2, self.threshold, self.threshold_margin,
                        self.threshold_interval, self.evaluation, self.weights_file or "",
                        self.threads, self.threshold_form, self.threshold_slope, self.book,
-                       self.book_ply, self.book_margin, self.book_file or "")
+                       self.book_ply, self.book_margin, self.book_file or "",
+                       self.egdb_size, self.egdb_path or "")
 
     def set_option(self, name: str, value: str) -> bool:
         """Set one option; False (and nothing changed) for an unknown name or a bad value."""
@@ -175,6 +182,11 @@ class Searcher:
             if flag is None:
                 return False
             setattr(self, name, flag)
+            return True
+        if name == "egdb-path":
+            path = str(value).strip()
+            self.egdb_path = path or None
+            self._egdb.clear()
             return True
         if name in ("weights", "book-file"):
             path = str(value).strip()
@@ -207,7 +219,19 @@ class Searcher:
                 self.tt_log2 = n
             return True
         setattr(self, name.replace("-", "_"), n)
+        if name == "egdb-size":
+            self._egdb.clear()
         return True
+
+    def egdb_for(self, variant) -> "egdb.Tables | None":
+        """The endgame databases of ``variant`` the search probes (None: none found, or
+        ``egdb-size`` 0).  Loaded once; missing or unreadable files are left out quietly."""
+        if self.egdb_size < 2:
+            return None
+        if variant.name not in self._egdb:
+            root = self.egdb_path or egdb.default_dir()
+            self._egdb[variant.name] = egdb.load(root, variant, self.egdb_size)
+        return self._egdb[variant.name]
 
     def evaluation_for(self, variant) -> Evaluation:
         """The evaluation a search of ``variant`` uses: the hand weights (``self.weights``)
@@ -387,7 +411,7 @@ class Searcher:
             ctl[nm.C_CAN_STOP] = 1
             nm.search_root(h.st, depth, -nm.INF, nm.INF, V, S, T, self._weights, ZOBRIST,
                            self._tt_keys, self._tt_data, h.killers, h.hist, h.keys, self._h0,
-                           h.params, ctl, h.buf, h.order, h.pv, h.pvlen, h.state)
+                           h.params, ctl, h.buf, h.order, h.pv, h.pvlen, h.state, *self._db_args())
             h.nodes += int(ctl[nm.C_NODES])
             if ctl[nm.C_ABORTED] or ctl[nm.C_STOP]:
                 return
@@ -433,6 +457,12 @@ class Searcher:
         P[nm.P_LMR_DEPTH] = self.lmr_depth
         P[nm.P_LMR_MOVES] = self.lmr_moves
         P[nm.P_BARRED] = 0 if barred is None else v.square_bit(barred) + 1
+        db = self.egdb_for(v)
+        self._db = db if db is not None else self._no_egdb
+        pieces = bin(pos.white | pos.black).count("1")
+        P[nm.P_EGDB] = 0 if db is None else db.pieces
+        P[nm.P_EGDB_ROOT] = pieces
+        P[nm.P_EGDB_FILTER] = int(db is not None and db.probe(pos) >= 0)
         self._age = (self._age + 1) & 31
 
     def _kernel(self, depth: int, alpha: int, beta: int, budget: int, can_stop: bool) -> int:
@@ -444,7 +474,12 @@ class Searcher:
         return int(nm.search_root(self._st, depth, alpha, beta, V, S, T, self._weights, ZOBRIST,
                                   self._tt_keys, self._tt_data, self._killers, self._hist,
                                   self._keys, self._h0, self._params, ctl, self._buf,
-                                  self._order, self._pv, self._pvlen, self._state))
+                                  self._order, self._pv, self._pvlen, self._state,
+                                  *self._db_args()))
+
+    def _db_args(self):
+        db = self._db
+        return db.X, egdb.BINOM, db.offsets, db.data
 
     def _root_pv(self, pos: Position) -> tuple[Move, ...]:
         out = []

@@ -37,6 +37,7 @@ def run(depth: int = DEFAULT_DEPTH, options: dict[str, str] | None = None,
         fens=POSITIONS, on_result=None):
     """Search every position to ``depth``; returns [(fen, Result)]."""
     searcher = Searcher(BENCH_TT_LOG2)
+    searcher.set_option("egdb-size", "0")   # the signature does not depend on files present
     for name, value in (options or {}).items():
         if not searcher.set_option(name, value):
             raise ValueError(f"bad bench option {name}={value}")

@@ -17,6 +17,7 @@ COMMANDS = {
     "selfplay": ("protocol.selfplay", "play Rafle against itself for training positions"),
     "train": ("protocol.train", "fit the learned evaluation to self-play positions"),
     "book": ("protocol.book", "build an opening book by searching; show book moves"),
+    "egdb": ("protocol.egdb", "build endgame databases; probe and list them"),
 }
 
 

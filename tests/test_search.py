@@ -474,7 +474,10 @@ def test_options_are_validated():
     names = [o.name for o in s.options()]
     assert names == ["tt-size", "threads", "eval", "weights", "threshold", "threshold-form",
                      "threshold-margin", "threshold-interval", "threshold-slope", "book",
-                     "book-ply", "book-margin", "book-file"]
+                     "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
+    assert s.set_option("egdb-size", "0") and s.egdb_size == 0
+    assert not s.set_option("egdb-size", "8") and not s.set_option("egdb-size", "-1")
+    assert s.set_option("egdb-path", "/nonexistent/egdb") and s.egdb_path == "/nonexistent/egdb"
     assert s.set_option("threshold-form", "Verified") and s.threshold_form == "verified"
     assert not s.set_option("threshold-form", "sloppy") and s.threshold_form == "verified"
     assert s.set_option("threshold-slope", "0") and not s.set_option("threshold-slope", "-3")

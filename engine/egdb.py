@@ -1,0 +1,535 @@
+"""Endgame databases: the game-theoretic value (win, draw, loss) of every position with few
+pieces, built by Rafle's own kernels and probed by the search.
+
+**Slices.**  A database is cut into *slices*, one per material balance: white men, white
+kings, black men, black kings (``wm, wk, bm, bk``; each side has a piece).  A move leads
+from a slice to itself (a quiet move), to a slice of as many pieces with one man fewer
+(a promotion), or to a slice of fewer pieces (a capture).  Slices are therefore built in
+the order of (pieces, men): everything a slice's positions lead to, outside the slice
+itself, is known before it is built.
+
+**Index.**  A position of a slice has the number
+
+    ((((r_wm * C(nb, bm) + r_bm) * C(f, wk) + r_wk) * C(f - wk, bk) + r_bk) * 2 + turn
+
+where ``r_x`` ranks a set of squares in the combinatorial number system: white men among
+the squares a white man can stand on (``nw``: every square but White's crowning row),
+black men among theirs (``nb``), then white kings among the ``f = n - wm - bm`` squares the
+men leave free, and black kings among the squares still free.  Kings' ranks are dense; the
+men of the two sides are ranked independently, so a placement with a white and a black man
+on the same square has a number but no position (``INVALID``; none when a side has no men).
+
+**Values** are for the side to move: ``WIN``, ``LOSS``, ``DRAW`` (2 bits a position in a
+slice's file).  They are game-theoretic under the move rules alone: the draw rules
+(repetition, the 25-, 16- and 5-move rules and their relatives) are not in them, and the
+search applies those rules as it does everywhere else.  Positions with a capture pending
+are stored too (their value comes from the captures, which lead to smaller slices), so a
+probe needs no search.  Only variants whose goal is the normal one have databases.
+
+**Build** (:func:`solve_pass`): every position of a slice is first valued from its moves
+(no move: lost; a move to a position lost for the opponent: won; every move to a position
+won for the opponent: lost); positions left unknown are valued again, pass after pass,
+until a pass changes nothing; what is still unknown then is a draw (neither side can force
+anything).  Passes run on several threads over parts of the unknown positions; a value
+once set never changes, so what one thread reads of another's writes is always right.
+"""
+from __future__ import annotations
+
+import os
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from math import comb
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from .bits import lsb_index, popcount
+from .movegen import MAX_MOVES, STATE_SIZE, generate, make
+from .variants import GOAL_NORMAL, V_BOARD, V_PROMO_BLACK, V_PROMO_WHITE
+
+FORMAT = "rafle-egdb-1"
+MAX_PIECES = 7                 # a count of one kind is below 8 (3 bits of a slice code)
+UNKNOWN, WIN, LOSS, INVALID = 0, 1, 2, 3
+DRAW = 0                       # in a finished slice, UNKNOWN has become DRAW
+NO_SLICE = -1
+
+# Rows of the index table X (per variant): bit -> index, index -> bit.
+X_SQ, X_WMEN, X_BMEN, X_SQ_BIT, X_WMEN_BIT, X_BMEN_BIT, X_SIZES = range(7)
+X_ROWS = 7
+# X[X_SIZES]: number of squares, of white-men squares, of black-men squares, board mask
+XS_N, XS_NW, XS_NB, XS_BOARD = range(4)
+
+
+def binomials() -> np.ndarray:
+    """C(n, k) for n <= 64, k <= 8."""
+    c = np.zeros((65, 9), dtype=np.int64)
+    for n in range(65):
+        for k in range(9):
+            c[n, k] = comb(n, k)
+    return c
+
+
+BINOM = binomials()
+
+
+def index_table(variant) -> np.ndarray:
+    """The index table X of ``variant`` (see the module docstring)."""
+    V = variant.table
+    board = int(V[V_BOARD])
+    white_men = board & ~int(V[V_PROMO_WHITE])
+    black_men = board & ~int(V[V_PROMO_BLACK])
+    X = np.full((X_ROWS, 64), -1, dtype=np.int64)
+    for row, bit_row, mask in ((X_SQ, X_SQ_BIT, board), (X_WMEN, X_WMEN_BIT, white_men),
+                               (X_BMEN, X_BMEN_BIT, black_men)):
+        i = 0
+        for bit in range(64):
+            if (mask >> bit) & 1:
+                X[row, bit] = i
+                X[bit_row, i] = bit
+                i += 1
+    X[X_SIZES, XS_N] = bin(board).count("1")
+    X[X_SIZES, XS_NW] = bin(white_men).count("1")
+    X[X_SIZES, XS_NB] = bin(black_men).count("1")
+    X[X_SIZES, XS_BOARD] = board
+    return X
+
+
+def slice_code(wm: int, wk: int, bm: int, bk: int) -> int:
+    return ((wm * 8 + wk) * 8 + bm) * 8 + bk
+
+
+def slice_name(key: tuple[int, int, int, int]) -> str:
+    """``wm wk bm bk`` as a file stem: ``1200`` is one white man and two white kings... ."""
+    return "".join(str(x) for x in key)
+
+
+def slice_size(X: np.ndarray, key: tuple[int, int, int, int]) -> int:
+    """Positions (numbers) of a slice, both sides to move."""
+    wm, wk, bm, bk = key
+    n, nw, nb = int(X[X_SIZES, XS_N]), int(X[X_SIZES, XS_NW]), int(X[X_SIZES, XS_NB])
+    f = n - wm - bm
+    return comb(nw, wm) * comb(nb, bm) * comb(f, wk) * comb(f - wk, bk) * 2
+
+
+def slices(pieces: int) -> list[tuple[int, int, int, int]]:
+    """Every slice of 2..``pieces`` pieces, in build order (pieces, then men)."""
+    out = []
+    for n in range(2, pieces + 1):
+        for wm in range(n + 1):
+            for wk in range(n + 1 - wm):
+                for bm in range(n + 1 - wm - wk):
+                    bk = n - wm - wk - bm
+                    if wm + wk and bm + bk:
+                        out.append((wm, wk, bm, bk))
+    return sorted(out, key=lambda s: (sum(s), s[0] + s[2], s))
+
+
+# ----- index kernels -------------------------------------------------------------------
+@njit(cache=True, nogil=True, inline="always")
+def _rank_in(bb, X, row, C):
+    r = 0
+    j = 1
+    while bb:
+        bit = lsb_index(bb)
+        bb &= bb - 1
+        r += C[X[row, bit], j]
+        j += 1
+    return r
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rank_free(bb, free, C):
+    r = 0
+    j = 1
+    while bb:
+        bit = lsb_index(bb)
+        bb &= bb - 1
+        r += C[popcount(free & ((1 << bit) - 1)), j]
+        j += 1
+    return r
+
+
+@njit(cache=True, nogil=True)
+def position_index(w, b, k, t, X, C):
+    """(slice code, number) of a position; the code is that of its material balance."""
+    wmen = w & ~k
+    bmen = b & ~k
+    wk_bb = w & k
+    bk_bb = b & k
+    wm = popcount(wmen)
+    bm = popcount(bmen)
+    wk = popcount(wk_bb)
+    bk = popcount(bk_bb)
+    n = X[X_SIZES, XS_N]
+    f = n - wm - bm
+    free = X[X_SIZES, XS_BOARD] & ~(wmen | bmen)
+    r = _rank_in(wmen, X, X_WMEN, C)
+    r = r * C[X[X_SIZES, XS_NB], bm] + _rank_in(bmen, X, X_BMEN, C)
+    r = r * C[f, wk] + _rank_free(wk_bb, free, C)
+    r = r * C[f - wk, bk] + _rank_free(bk_bb, free & ~wk_bb, C)
+    return ((wm * 8 + wk) * 8 + bm) * 8 + bk, r * 2 + t
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _unrank_set(r, count, n, C):
+    """The ``count`` indices (a bitmask over 0..n-1) of rank ``r``; ``r`` is consumed."""
+    out = 0
+    hi = n - 1
+    for j in range(count, 0, -1):
+        c = hi
+        while C[c, j] > r:
+            c -= 1
+        r -= C[c, j]
+        out |= 1 << c
+        hi = c - 1
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _to_bits(mask, X, row):
+    out = 0
+    while mask:
+        i = lsb_index(mask)
+        mask &= mask - 1
+        out |= 1 << X[row, i]
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _to_free(mask, free):
+    """The squares of ``free`` whose order among ``free``'s bits is in ``mask``."""
+    out = 0
+    i = 0
+    while free:
+        low = free & -free
+        free ^= low
+        if (mask >> i) & 1:
+            out |= low
+        i += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def position_of(wm, wk, bm, bk, idx, X, C):
+    """The position numbered ``idx`` in a slice: (white, black, kings, turn, valid)."""
+    t = idx & 1
+    r = idx >> 1
+    n = X[X_SIZES, XS_N]
+    f = n - wm - bm
+    c4 = C[f - wk, bk]
+    c3 = C[f, wk]
+    c2 = C[X[X_SIZES, XS_NB], bm]
+    r_bk = r % c4
+    r //= c4
+    r_wk = r % c3
+    r //= c3
+    r_bm = r % c2
+    r_wm = r // c2
+    wmen = _to_bits(_unrank_set(r_wm, wm, X[X_SIZES, XS_NW], C), X, X_WMEN_BIT)
+    bmen = _to_bits(_unrank_set(r_bm, bm, X[X_SIZES, XS_NB], C), X, X_BMEN_BIT)
+    if wmen & bmen:
+        return 0, 0, 0, t, False
+    free = X[X_SIZES, XS_BOARD] & ~(wmen | bmen)
+    wk_bb = _to_free(_unrank_set(r_wk, wk, f, C), free)
+    bk_bb = _to_free(_unrank_set(r_bk, bk, f - wk, C), free & ~wk_bb)
+    return wmen | wk_bb, bmen | bk_bb, wk_bb | bk_bb, t, True
+
+
+# ----- build ---------------------------------------------------------------------------
+@njit(cache=True, nogil=True, inline="always")
+def _child_value(w, b, k, t, vals, offsets, X, C):
+    """Value of a child for its side to move, UNKNOWN, or -1 if its slice is missing."""
+    if (w if t == 0 else b) == 0:
+        return LOSS                     # no piece left: no move
+    code, idx = position_index(w, b, k, t, X, C)
+    off = offsets[code]
+    if off < 0:
+        return -1
+    return vals[off + idx]
+
+
+@njit(cache=True, nogil=True)
+def solve_pass(wm, wk, bm, bk, base, todo, lo, hi, first, vals, offsets, V, S, X, C, moves, state):
+    """Value the positions ``todo[lo:hi]`` of a slice (all of ``lo..hi`` when ``first``)
+    from their moves.  ``vals[base + idx]`` is the slice's; other slices are found through
+    ``offsets`` (by slice code).  Returns the positions decided, or -1 if a child's slice
+    is missing (built out of order)."""
+    decided = 0
+    for j in range(lo, hi):
+        idx = j if first else todo[j]
+        if not first and vals[base + idx] != UNKNOWN:
+            continue
+        w, b, k, t, ok = position_of(wm, wk, bm, bk, idx, X, C)
+        if not ok:
+            vals[base + idx] = INVALID
+            continue
+        n = generate(w, b, k, t, V, S, moves, state)
+        value = LOSS
+        for m in range(n):
+            cw, cb, ck, ct = make(w, b, k, t, moves[m, 0], moves[m, 1], moves[m, 2], moves[m, 3])
+            cv = _child_value(cw, cb, ck, ct, vals, offsets, X, C)
+            if cv < 0:
+                return -1
+            if cv == LOSS:
+                value = WIN
+                break
+            if cv != WIN:
+                value = UNKNOWN
+        if value != UNKNOWN:
+            vals[base + idx] = value
+            decided += 1
+    return decided
+
+
+@njit(cache=True, nogil=True)
+def pack(vals, out):
+    """2 bits a value, four to a byte (the first in the low bits); UNKNOWN is DRAW."""
+    for i in range(out.shape[0]):
+        byte = 0
+        for j in range(4):
+            p = i * 4 + j
+            if p < vals.shape[0]:
+                byte |= (vals[p] & 3) << (2 * j)
+        out[i] = byte
+
+
+@njit(cache=True, nogil=True, inline="always")
+def packed_value(data, pos):
+    return (data[pos >> 2] >> ((pos & 3) * 2)) & 3
+
+
+@njit(cache=True, nogil=True)
+def unpack(data, size, out, at):
+    for p in range(size):
+        out[at + p] = packed_value(data, p)
+
+
+# ----- probe ---------------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def probe(w, b, k, t, X, C, offsets, data):
+    """The value of a position for its side to move (WIN, LOSS, DRAW), or -1 when its
+    slice is not loaded.  ``offsets[code]``: the slice's first position in ``data``."""
+    if (w if t == 0 else b) == 0:
+        return LOSS
+    if (b if t == 0 else w) == 0:
+        return WIN
+    code, idx = position_index(w, b, k, t, X, C)
+    off = offsets[code]
+    if off < 0:
+        return -1
+    v = packed_value(data, off + idx)
+    return -1 if v == INVALID else v
+
+
+# ----- files ---------------------------------------------------------------------------
+class EgdbError(Exception):
+    """A database file that cannot be read, or a build that cannot go on."""
+
+
+def default_dir() -> Path:
+    """Where databases live unless told: the user's cache directory."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rafle" / "egdb"
+
+
+def slice_path(root: str | Path, variant, key) -> Path:
+    return Path(root) / variant.name / f"{slice_name(key)}.npz"
+
+
+def read_slice(path: Path, variant, key, X) -> np.ndarray:
+    """The packed values of a slice file; EgdbError if it is not that slice's."""
+    size = slice_size(X, key)
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            fmt, made_for = str(f["format"]), str(f["variant"])
+            counts = tuple(int(x) for x in f["slice"])
+            data = np.asarray(f["values"], dtype=np.uint8)
+    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as exc:
+        raise EgdbError(f"cannot read the database file {path}: {exc}") from None
+    if fmt != FORMAT or made_for != variant.name or counts != tuple(key):
+        raise EgdbError(f"{path} is not the {variant.name} slice {slice_name(key)} of {FORMAT}")
+    if len(data) != (size + 3) // 4:
+        raise EgdbError(f"{path} is corrupt: {len(data)} bytes for {size} positions")
+    return data
+
+
+def write_slice(path: Path, variant, key, packed: np.ndarray) -> None:
+    """Write a slice file atomically (a slice on disk is complete or absent)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    with open(tmp, "wb") as fh:
+        np.savez_compressed(fh, format=np.array(FORMAT), variant=np.array(variant.name),
+                            slice=np.array(key, dtype=np.int64), values=packed)
+    os.replace(tmp, path)
+
+
+@dataclass
+class Tables:
+    """The loaded slices of one variant, as the search probes them."""
+
+    pieces: int                # every slice of up to this many pieces is loaded
+    X: np.ndarray
+    offsets: np.ndarray        # slice code -> first position in data, or -1
+    data: np.ndarray           # packed values of every loaded slice
+
+    def probe(self, pos) -> int:
+        """WIN, LOSS, DRAW for the side to move of ``pos``, or -1 (not in the tables)."""
+        if bin(pos.white | pos.black).count("1") > self.pieces:
+            return -1
+        return int(probe(pos.white, pos.black, pos.kings, pos.turn, self.X, BINOM,
+                         self.offsets, self.data))
+
+
+def empty_tables() -> Tables:
+    """Tables with nothing loaded (what the search is given without a database)."""
+    return Tables(0, np.zeros((X_ROWS, 64), dtype=np.int64),
+                  np.full(8 ** 4, NO_SLICE, dtype=np.int64), np.zeros(1, dtype=np.uint8))
+
+
+def load(root: str | Path, variant, pieces: int = MAX_PIECES) -> Tables | None:
+    """The slices of ``variant`` under ``root`` up to the largest complete piece count not
+    above ``pieces``; None if there is not even the 2-piece set.  A file that cannot be
+    read counts as missing (EgdbError is not raised: a search runs without it)."""
+    if variant.goal != GOAL_NORMAL:
+        return None
+    X = index_table(variant)
+    chunks, offsets, at, complete = [], np.full(8 ** 4, NO_SLICE, dtype=np.int64), 0, 0
+    for n in range(2, min(pieces, MAX_PIECES) + 1):
+        found = []
+        for key in (s for s in slices(n) if sum(s) == n):
+            path = slice_path(root, variant, key)
+            if not path.exists():
+                break
+            try:
+                found.append((key, read_slice(path, variant, key, X)))
+            except EgdbError:
+                break
+        else:
+            for key, data in found:
+                offsets[slice_code(*key)] = at * 4
+                chunks.append(data)
+                at += len(data)
+            complete = n
+            continue
+        break
+    if not complete:
+        return None
+    return Tables(complete, X, offsets, np.concatenate(chunks))
+
+
+@dataclass
+class Progress:
+    """What a build reports: the slice, its pass, positions decided so far, its size."""
+
+    key: tuple[int, int, int, int]
+    done_slices: int
+    all_slices: int
+    passes: int
+    decided: int
+    size: int
+    finished: bool = False
+    seconds: float = 0.0
+    skipped: bool = False
+    counts: tuple[int, int, int] = (0, 0, 0)   # wins, draws, losses (side to move), when finished
+
+
+def _counts(region: np.ndarray) -> tuple[int, int, int]:
+    found = np.bincount(region.astype(np.int64), minlength=4)
+    return int(found[WIN]), int(found[UNKNOWN]), int(found[LOSS])
+
+
+def build(root: str | Path, variant, pieces: int, threads: int = 1, report=None) -> list[Progress]:
+    """Build every slice of ``variant`` up to ``pieces`` pieces under ``root``, skipping
+    slices already written (a build is resumable).  ``report(Progress)`` is called as it
+    goes.  Returns the final Progress of each slice."""
+    import time
+    if variant.goal != GOAL_NORMAL:
+        raise EgdbError(f"{variant.name} has no endgame databases (its goal is not the normal one)")
+    if not 2 <= pieces <= MAX_PIECES:
+        raise EgdbError(f"pieces must be 2..{MAX_PIECES}")
+    X, C, V, S = index_table(variant), BINOM, variant.table, variant.steps
+    order = slices(pieces)
+    sizes = [slice_size(X, key) for key in order]
+    offsets = np.full(8 ** 4, NO_SLICE, dtype=np.int64)
+    starts, at = [], 0
+    for key, size in zip(order, sizes):
+        starts.append(at)
+        at += size
+    vals = np.zeros(at, dtype=np.int8)
+    threads = max(1, threads)
+    scratch = [(np.zeros((MAX_MOVES, 4), dtype=np.int64), np.zeros(STATE_SIZE, dtype=np.int64))
+               for _ in range(threads)]
+    out = []
+    with ThreadPoolExecutor(threads) as pool:
+        for i, (key, size, base) in enumerate(zip(order, sizes, starts)):
+            path = slice_path(root, variant, key)
+            t0 = time.monotonic()
+            if path.exists():
+                data = read_slice(path, variant, key, X)
+                unpack(data, size, vals, base)
+                offsets[slice_code(*key)] = base
+                done = Progress(key, i + 1, len(order), 0, size, size, True, 0.0, True,
+                                _counts(vals[base:base + size]))
+                out.append(done)
+                if report:
+                    report(done)
+                continue
+            offsets[slice_code(*key)] = base
+            todo = np.zeros(0, dtype=np.int64)
+            passes, decided = 0, 0
+            while True:
+                first = passes == 0
+                total = size if first else len(todo)
+                parts = max(1, min(64 * threads, total // 4096 + 1))
+                bounds = [total * p // parts for p in range(parts + 1)]
+
+                def run(p, first=first, todo=todo, bounds=bounds):
+                    moves, state = scratch[p % threads]
+                    return solve_pass(key[0], key[1], key[2], key[3], base, todo, bounds[p],
+                                      bounds[p + 1], first, vals, offsets, V, S, X, C, moves, state)
+
+                # A part's scratch is shared only by parts of the same residue, which the
+                # pool's threads never run at once: parts are grouped per worker below.
+                results = list(pool.map(lambda g: [run(p) for p in range(g, parts, threads)],
+                                        range(threads)))
+                got = [x for group in results for x in group]
+                if min(got) < 0:
+                    raise EgdbError(f"slice {slice_name(key)}: a slice it leads to is missing")
+                passes += 1
+                changed = sum(got)
+                decided += changed
+                region = vals[base:base + size]
+                todo = np.flatnonzero(region == UNKNOWN).astype(np.int64)
+                if report:
+                    report(Progress(key, i, len(order), passes, decided, size))
+                if changed == 0 or len(todo) == 0:
+                    break
+            region = vals[base:base + size]
+            packed = np.zeros((size + 3) // 4, dtype=np.uint8)
+            pack(region, packed)
+            write_slice(path, variant, key, packed)
+            done = Progress(key, i + 1, len(order), passes, decided, size, True,
+                            time.monotonic() - t0, False, _counts(region))
+            out.append(done)
+            if report:
+                report(done)
+    return out
+
+
+# The names of the engine's public face (engine/__init__.py).
+egdb_build = build
+egdb_load = load
+egdb_dir = default_dir
+egdb_slices = slices
+EgdbTables = Tables
+EgdbProgress = Progress
+
+
+def egdb_slice_size(variant, key) -> int:
+    """Positions of a slice of ``variant`` (both sides to move)."""
+    return slice_size(index_table(variant), key)
+
+
+def egdb_value_name(value: int) -> str:
+    return {WIN: "win", LOSS: "loss", DRAW: "draw"}.get(value, "unknown")
