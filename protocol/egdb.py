@@ -57,7 +57,8 @@ def _build(args, variant) -> int:
         name = "".join(map(str, p.key))
         if p.finished:
             w, d, l = p.counts
-            how = "kept" if p.skipped else f"{p.passes} passes, {p.seconds:.1f} s"
+            how = ("kept" if p.skipped else f"{p.passes} passes, {p.seconds:.1f} s" if p.passes
+                   else f"from its colour mirror, {p.seconds:.1f} s")
             if shown[0]:
                 print("\r" + " " * 78 + "\r", end="", file=sys.stderr)
                 shown[0] = False
