@@ -54,7 +54,7 @@ _EXPORTS = {
              "shipped_book"),
     "errors": ("BadInput",),
     "egdb": ("EgdbError", "EgdbProgress", "EgdbTables", "egdb_build", "egdb_dir", "egdb_load",
-             "egdb_round_trip", "egdb_slice_size", "egdb_slices", "egdb_value_name"),
+             "egdb_round_trip", "egdb_slice_counts", "egdb_slice_size", "egdb_slices", "egdb_value_name"),
     "eval": ("eval_tables",),
     "learn": ("Fit", "expected_result", "extract_features"),
     "game": ("Game", "Outcome"),

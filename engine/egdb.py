@@ -596,5 +596,19 @@ def egdb_round_trip(variant, key) -> tuple[int, int]:
     return tuple(int(x) for x in index_round_trip(*key, X, BINOM, slice_size(X, key)))
 
 
+_BYTE_VALUES = np.array([[sum(((byte >> (2 * j)) & 3) == v for j in range(4)) for v in range(4)]
+                         for byte in range(256)], dtype=np.int64)
+
+
+def egdb_slice_counts(root, variant, key) -> tuple[int, int, int, int]:
+    """(wins, draws, losses, bytes on disk) of a slice file (side to move's view)."""
+    X = index_table(variant)
+    path = slice_path(root, variant, key)
+    data = read_slice(path, variant, key, X)
+    found = np.bincount(data, minlength=256) @ _BYTE_VALUES
+    padding = len(data) * 4 - slice_size(X, key)
+    return int(found[WIN]), int(found[DRAW]) - padding, int(found[LOSS]), path.stat().st_size
+
+
 def egdb_value_name(value: int) -> str:
     return {WIN: "win", LOSS: "loss", DRAW: "draw"}.get(value, "unknown")

@@ -18,7 +18,8 @@ import os
 import sys
 import time
 
-from engine import (BadInput, EgdbError, egdb_build, egdb_dir, egdb_load, egdb_slice_size,
+from engine import (BadInput, EgdbError, egdb_build, egdb_dir, egdb_load, egdb_slice_counts,
+                    egdb_slice_size,
                     egdb_slices, egdb_value_name, get_variant, pos_from_fen)
 
 
@@ -36,6 +37,8 @@ def _parser() -> argparse.ArgumentParser:
     i.add_argument("--variant", default="international")
     i.add_argument("--dir", default=None)
     i.add_argument("--pieces", type=int, default=7)
+    i.add_argument("--slices", action="store_true",
+                   help="a line per slice: positions, wins, draws, losses, bytes on disk")
     q = sub.add_parser("probe", help="the value of a position for its side to move")
     q.add_argument("--variant", default="international")
     q.add_argument("--dir", default=None)
@@ -96,6 +99,10 @@ def _info(args, variant) -> int:
         path = os.path.join(str(root), variant.name, "".join(map(str, key)) + ".npz")
         size_on_disk += os.path.getsize(path)
         total += egdb_slice_size(variant, key)
+        if args.slices:
+            wins, draws, losses, size = egdb_slice_counts(root, variant, key)
+            print(f"{''.join(map(str, key))}: {egdb_slice_size(variant, key):,} positions, win {wins:,} "
+                  f"draw {draws:,} loss {losses:,}, {size:,} bytes")
     print(f"{variant.name}: every slice of up to {tables.pieces} pieces, {total:,} positions, "
           f"{size_on_disk / 1e6:.1f} MB on disk, under {root}")
     return 0

@@ -3,6 +3,7 @@ retrograde consistency, known values, probing in the search, files and the comma
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 import sys
 from math import comb
@@ -302,8 +303,12 @@ def test_command_builds_lists_and_probes(tmp_path):
     assert lines[-1].startswith("english up to 2 pieces: 4 slices, 7,024 positions (4 built now)")
     again = _rafle("egdb", "build", "--variant", "english", "--pieces", "2", "--dir", str(tmp_path))
     assert "(kept)" in again.stdout and "(0 built now)" in again.stdout
-    info = _rafle("egdb", "info", "--variant", "english", "--dir", str(tmp_path))
-    assert info.stdout.startswith("english: every slice of up to 2 pieces, 7,024 positions")
+    info = _rafle("egdb", "info", "--variant", "english", "--dir", str(tmp_path), "--slices")
+    lines = info.stdout.splitlines()
+    assert lines[-1].startswith("english: every slice of up to 2 pieces, 7,024 positions")
+    counts = re.match(r"0101: ([\d,]+) positions, win ([\d,]+) draw ([\d,]+) loss ([\d,]+), ", lines[0])
+    size, wins, draws, losses = (int(x.replace(",", "")) for x in counts.groups())
+    assert size == 32 * 31 * 2 == wins + draws + losses and min(wins, draws) > 0
     probe = _rafle("egdb", "probe", "--variant", "english", "--dir", str(tmp_path), "--fen", "W:WK1:BK32")
     assert probe.returncode == 0 and probe.stdout.strip() in ("draw for white (to move)",
                                                              "win for white (to move)",

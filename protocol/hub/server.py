@@ -255,9 +255,12 @@ class Hub:
         self.load()
         searcher = self.searcher
 
+        variant = self.variant
+
         def warm_up() -> None:
             engine.warm_up()
             searcher.warm_up()
+            searcher.egdb_for(variant)   # read the endgame databases now, not on the clock
 
         # Compiling with an empty numba cache takes a while; end of input must not wait for it.
         self.wait_for(in_background(warm_up, "hub-init"))
