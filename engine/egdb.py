@@ -38,6 +38,7 @@ from it (:func:`mirror_fill`): that halves the build.
 from __future__ import annotations
 
 import os
+import time
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -492,7 +493,6 @@ def build(root: str | Path, variant, pieces: int, threads: int = 1, report=None)
     """Build every slice of ``variant`` up to ``pieces`` pieces under ``root``, skipping
     slices already written (a build is resumable).  ``report(Progress)`` is called as it
     goes.  Returns the final Progress of each slice."""
-    import time
     if variant.goal != GOAL_NORMAL:
         raise EgdbError(f"{variant.name} has no endgame databases (its goal is not the normal one)")
     if not 2 <= pieces <= MAX_PIECES:
