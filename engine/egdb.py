@@ -196,6 +196,7 @@ def _unrank_set(r, count, n, C):
 
 @njit(cache=True, nogil=True, inline="always")
 def _to_bits(mask, X, row):
+    """The bits ``X[row, i]`` for every ``i`` set in ``mask``."""
     out = 0
     while mask:
         i = lsb_index(mask)
@@ -262,16 +263,6 @@ def index_round_trip(wm, wk, bm, bk, X, C, size):
     return valid, bad
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _turned(bb, X):
-    out = 0
-    while bb:
-        bit = lsb_index(bb)
-        bb &= bb - 1
-        out |= 1 << X[X_TURN, bit]
-    return out
-
-
 @njit(cache=True, nogil=True)
 def mirror_fill(wm, wk, bm, bk, base, lo, hi, src, vals, X, C):
     """Value the positions ``lo..hi`` of a slice from its colour mirror (``bm, bk, wm, wk``,
@@ -283,7 +274,8 @@ def mirror_fill(wm, wk, bm, bk, base, lo, hi, src, vals, X, C):
         if not ok:
             vals[base + idx] = INVALID
             continue
-        code, j = position_index(_turned(b, X), _turned(w, X), _turned(k, X), 1 - t, X, C)
+        code, j = position_index(_to_bits(b, X, X_TURN), _to_bits(w, X, X_TURN), _to_bits(k, X, X_TURN),
+                                 1 - t, X, C)
         vals[base + idx] = vals[src + j]
 
 
