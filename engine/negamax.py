@@ -67,9 +67,8 @@ INF = 30000
 MAX_PLY = 128
 
 # ctl: shared control and report words
-(C_STOP, C_NODES, C_NODE_LIMIT, C_ABORTED, C_ROOT_DONE, C_LEAVES, C_LEAF_PLY, C_CAN_STOP,
- C_EGDB_HITS) = range(9)
-C_SIZE = 9
+C_STOP, C_NODES, C_NODE_LIMIT, C_ABORTED, C_ROOT_DONE, C_LEAVES, C_LEAF_PLY, C_CAN_STOP = range(8)
+C_SIZE = 8
 # params: threshold switch and window, its ply interval, TT age, late-move reductions
 # (smallest depth reduced, 0 = off; moves tried before reducing), the root's barred king
 # (Frisian: its bit + 1, 0 = none; its quiet moves are not generated at the root)
@@ -233,7 +232,6 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
                     if men <= egdb_pieces and men < egdb_root:
                         found = egdb.probe(w, b, k, t, EX, EC, EO, ED)
                         if found >= 0:
-                            ctl[C_EGDB_HITS] += 1
                             v = _db_score(found, w, b, t, p)
                             mode = RETURN
                             continue

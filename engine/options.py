@@ -90,7 +90,8 @@ def declare(tt_log2: int, threshold: bool, margin: int, interval: int,
         _, lo, hi = INT_OPTIONS[name]
         out.append(Option(name, "int", str(value), str(lo), str(hi)))
     out.append(Option("book-file", "string", book_file))
-    out.append(Option("egdb-size", "int", str(egdb_size), "0", str(MAX_EGDB_SIZE)))
+    _, lo, hi = INT_OPTIONS["egdb-size"]
+    out.append(Option("egdb-size", "int", str(egdb_size), str(lo), str(hi)))
     out.append(Option("egdb-path", "string", egdb_path))
     return out
 
