@@ -201,6 +201,11 @@ class Game:
         return move
 
     @property
+    def redo_moves(self) -> list[Move]:
+        """The moves taken back that :meth:`redo` would replay, next one first."""
+        return list(reversed(self._redo))
+
+    @property
     def can_redo(self) -> bool:
         return bool(self._redo)
 

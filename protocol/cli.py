@@ -18,6 +18,7 @@ COMMANDS = {
     "train": ("protocol.train", "fit the learned evaluation to self-play positions"),
     "book": ("protocol.book", "build an opening book by searching; show book moves"),
     "egdb": ("protocol.egdb", "build endgame databases; probe and list them"),
+    "gui": ("protocol.gui.server", "a board in the browser: play, watch, analyse (needs rafle[gui])"),
 }
 
 

@@ -177,6 +177,27 @@ class HubClient:
         self._log(f"{self.label} > {line}")
         return stamp, line
 
+    def next_line(self, timeout: float) -> str | None:
+        """The engine's next line, or None if none comes within ``timeout`` seconds;
+        :class:`EngineError` once its output has ended.  For callers that watch a search
+        as it goes (the board shows every ``info``)."""
+        try:
+            return self._next(time.monotonic() + timeout, "a line")[1]
+        except EngineError:
+            if self.alive() or not self._lines.empty():
+                try:
+                    stamp, line = self._lines.get_nowait()
+                except queue.Empty:
+                    return None
+                if line is not None:
+                    return line
+                self._lines.put((stamp, None))
+            raise
+
+    def drain(self) -> None:
+        """Drop the lines waiting to be read (answers to an earlier, abandoned request)."""
+        self._drain()
+
     def _drain(self) -> None:
         while True:
             try:

@@ -1,0 +1,1 @@
+"""``rafle gui``: a board in the browser (optional extra ``rafle[gui]``)."""

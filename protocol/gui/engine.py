@@ -1,0 +1,198 @@
+"""The board's engine: one Hub engine process (Rafle's own ``rafle hub`` or any other),
+driven from one worker thread so that the web server never waits on it.
+
+A search is a :class:`Job`: a position, the moves since it, ``level`` lines and
+``go think`` or ``go analyze``.  Every ``info`` line goes to the job's ``on_info`` as it
+arrives, ``done`` to ``on_done``.  :meth:`EngineSeat.stop` asks the engine to stop (it
+then plays its best move so far); :meth:`EngineSeat.cancel` stops it too but drops the
+answer (the position changed).  The engine is started on the first job, restarted when
+the variant changes, and after a crash or silence it is reported and left stopped until
+the next job or :meth:`EngineSeat.restart`.  What the engine answers is never trusted:
+the session checks every move against Rafle's rules.
+"""
+from __future__ import annotations
+
+import queue
+import shlex
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from protocol.hub.client import EngineError, HubClient, parse_line
+
+RAFLE_COMMAND = [sys.executable, "-m", "protocol.cli", "hub"]
+STOP_GRACE = 10.0       # seconds an engine has to answer ``stop`` with ``done``
+TIME_GRACE = 2.0        # past a timed search's budget, ``stop`` is sent
+
+
+@dataclass
+class Job:
+    """One search.  ``movetime`` (seconds) lets a silent engine be told apart."""
+
+    variant: str
+    position: str
+    moves: list[str]
+    level: list[str]
+    analyze: bool
+    on_info: Callable[[dict[str, str]], None]
+    on_done: Callable[[str | None, str | None], None]     # (move, error)
+    movetime: float | None = None
+    stop: threading.Event = field(default_factory=threading.Event)
+    cancelled: bool = False
+
+
+_CLOSE, _RESTART = object(), object()
+
+
+class EngineSeat:
+    """One engine process and its worker thread; ``emit`` gets status messages."""
+
+    def __init__(self, command: str | list[str] | None, emit: Callable[[dict], None],
+                 start_timeout: float = 120.0):
+        self.argv = shlex.split(command) if isinstance(command, str) else list(command or RAFLE_COMMAND)
+        self.emit = emit
+        self.start_timeout = start_timeout
+        self.name = "Rafle" if command is None else self.argv[0]
+        self.client: HubClient | None = None
+        self.variant: str | None = None
+        self._jobs: queue.Queue = queue.Queue()
+        self._current: Job | None = None
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="gui-engine")
+        self._thread.start()
+
+    # ----- requests (any thread) ------------------------------------------------------
+    def submit(self, job: Job) -> None:
+        """Run ``job`` after cancelling whatever runs or waits."""
+        self.cancel()
+        self._jobs.put(job)
+
+    def stop(self) -> None:
+        """The running search ends now and its answer is kept."""
+        with self._lock:
+            if self._current is not None:
+                self._current.stop.set()
+
+    def cancel(self) -> None:
+        """The running search ends now and its answer is dropped; waiting ones too."""
+        while True:
+            try:
+                item = self._jobs.get_nowait()
+            except queue.Empty:
+                break
+            if isinstance(item, Job):
+                item.cancelled = True
+            elif item is _RESTART or item is _CLOSE:
+                self._jobs.put(item)
+                break
+        with self._lock:
+            if self._current is not None:
+                self._current.cancelled = True
+                self._current.stop.set()
+
+    def restart(self) -> None:
+        self.cancel()
+        self._jobs.put(_RESTART)
+
+    def close(self) -> None:
+        self.cancel()
+        self._jobs.put(_CLOSE)
+        self._thread.join(5)
+
+    @property
+    def busy(self) -> bool:
+        with self._lock:
+            return self._current is not None
+
+    # ----- the worker -----------------------------------------------------------------
+    def _run(self) -> None:
+        while True:
+            item = self._jobs.get()
+            if item is _CLOSE:
+                self._quit()
+                return
+            if item is _RESTART:
+                self._quit()
+                try:
+                    self._ensure(self.variant or "international")
+                except EngineError as e:
+                    self._failed(str(e))
+                continue
+            job: Job = item
+            if job.cancelled:
+                continue
+            with self._lock:
+                self._current = job
+            error = None
+            try:
+                self._ensure(job.variant)
+                self._search(job)
+            except EngineError as e:
+                error = str(e)
+                self._failed(error)
+            except Exception as e:          # a bug of ours must not kill the worker
+                error = f"{type(e).__name__}: {e}"
+                self._failed(error)
+            finally:
+                with self._lock:
+                    self._current = None
+            if error is not None and not job.cancelled:
+                job.on_done(None, error)
+
+    def _quit(self) -> None:
+        if self.client is not None:
+            self.client.quit()
+            self.client = None
+
+    def _failed(self, message: str) -> None:
+        if self.client is not None:
+            self.client.quit(grace=0.5)
+            self.client = None
+        self.emit({"type": "engine", "state": "failed", "name": self.name, "message": message})
+
+    def _ensure(self, variant: str) -> None:
+        if self.client is not None and self.client.alive() and self.variant == variant:
+            return
+        self._quit()
+        self.variant = variant
+        self.emit({"type": "engine", "state": "starting", "name": self.name})
+        options = {} if variant == "international" else {"variant": variant}
+        client = HubClient(self.argv, options, label="gui")
+        try:
+            client.start(self.start_timeout)
+        except EngineError:
+            client.quit(grace=0.5)
+            raise
+        self.client = client
+        self.name = client.name
+        self.emit({"type": "engine", "state": "ready", "name": self.name})
+
+    def _search(self, job: Job) -> None:
+        client = self.client
+        client.drain()
+        client.send(f'pos pos={job.position} moves="{" ".join(job.moves)}"')
+        for line in job.level:
+            client.send(f"level {line}")
+        client.send("go analyze" if job.analyze else "go think")
+        started = time.monotonic()
+        stop_at = None if job.movetime is None else started + job.movetime + TIME_GRACE
+        deadline = None
+        while True:
+            now = time.monotonic()
+            if deadline is None and (job.stop.is_set() or (stop_at is not None and now > stop_at)):
+                client.send("stop")
+                deadline = now + STOP_GRACE
+            if deadline is not None and now > deadline:
+                raise EngineError(f"{self.name} did not answer 'stop' within {STOP_GRACE:g} s")
+            line = client.next_line(0.05)
+            if line is None:
+                continue
+            command, args = parse_line(line)
+            if command == "info" and not job.cancelled:
+                job.on_info(args)
+            elif command == "done":
+                if not job.cancelled:
+                    job.on_done(args.get("move") or None, None)
+                return

@@ -1,0 +1,130 @@
+"""``rafle gui``: a board in the browser, served by Rafle (Starlette and uvicorn).
+
+The page (``static/``: HTML, plain JavaScript modules and SVG, no build step) talks to
+the server over one WebSocket; each connection gets its own
+:class:`~protocol.gui.session.BoardSession` with its own engine process (Rafle's
+``rafle hub``, or any Hub engine given with ``--engine``).  Messages are JSON objects
+with a ``type``; a message that is not JSON, or not an object, is answered with an
+``error`` and the connection stays open.  The server listens on 127.0.0.1 unless
+``--host`` says otherwise.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import socket
+import sys
+import threading
+import webbrowser
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.responses import FileResponse, JSONResponse
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .session import BoardSession
+
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_MESSAGE = 2_000_000          # bytes of one WebSocket message, at most
+
+
+def create_app(engine_command: str | None = None) -> Starlette:
+    """The web application; ``engine_command`` (None: Rafle) drives every page's engine."""
+
+    async def index(_request):
+        return FileResponse(STATIC / "index.html")
+
+    async def icon(_request):
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
+    async def health(_request):
+        return JSONResponse({"ok": True, "engine": engine_command or "rafle"})
+
+    async def board(ws: WebSocket) -> None:
+        await ws.accept()
+        loop = asyncio.get_running_loop()
+        outbox: asyncio.Queue = asyncio.Queue()
+
+        def emit(message: dict) -> None:        # from any thread
+            loop.call_soon_threadsafe(outbox.put_nowait, message)
+
+        session = BoardSession(emit, engine_command)
+
+        async def sender() -> None:
+            while True:
+                message = await outbox.get()
+                await ws.send_text(json.dumps(message))
+
+        sending = asyncio.create_task(sender())
+        try:
+            await asyncio.to_thread(session.hello)
+            while True:
+                text = await ws.receive_text()
+                if len(text) > MAX_MESSAGE:
+                    emit({"type": "error", "message": f"message too long ({len(text)} bytes)"})
+                    continue
+                try:
+                    message = json.loads(text)
+                except ValueError:
+                    emit({"type": "error", "message": "a request must be JSON"})
+                    continue
+                await asyncio.to_thread(session.handle, message)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            sending.cancel()
+            await asyncio.to_thread(session.close)
+
+    return Starlette(routes=[
+        Route("/", index), Route("/health", health), Route("/favicon.ico", icon),
+        WebSocketRoute("/ws", board),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ])
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(64)
+    return sock
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="rafle gui", description=(
+        "Play, watch and analyse in the browser: Rafle serves a board on this machine."))
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    parser.add_argument("--engine", default=None, metavar="COMMAND",
+                        help='another Hub engine instead of Rafle, e.g. "scan hub"')
+    parser.add_argument("--no-browser", action="store_true", help="do not open the browser")
+    args = parser.parse_args(argv)
+    try:
+        import uvicorn
+    except ImportError:
+        print("rafle gui needs the web extra: pip install 'rafle[gui]'", file=sys.stderr)
+        return 2
+    if not 0 <= args.port <= 65535:
+        parser.error("--port must be from 0 to 65535")
+    try:
+        sock = _listen(args.host, args.port)
+    except OSError as e:
+        print(f"rafle gui: cannot listen on {args.host}:{args.port}: {e}", file=sys.stderr)
+        return 1
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{port}/"
+    print(f"Rafle's board: {url}  (Ctrl-C to stop)", flush=True)
+    if not args.no_browser:
+        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+    config = uvicorn.Config(create_app(args.engine), log_level="warning", ws_max_size=4 * MAX_MESSAGE)
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    return 0

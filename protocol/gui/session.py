@@ -1,0 +1,549 @@
+"""What one page of the board does: the game, who plays each side, the engine, analysis.
+
+A :class:`BoardSession` is driven by messages from the page (:meth:`handle`, one JSON
+object each, see :data:`HANDLERS`) and by the engine's answers; it sends messages back
+through ``emit``.  It knows nothing of HTTP: the server (:mod:`protocol.gui.server`)
+carries the messages.  Rafle's rules decide every move, the engine's too: an engine's
+move that is not legal here is refused and reported, and the game stops for a person
+to decide.  Every bad input gets an ``error`` message; nothing in the game is lost.
+
+Messages to the page:
+
+* ``setup``: variants, named levels, the engine's name (once, at the start);
+* ``state``: the whole picture (board, moves allowed, record, players, outcome, ...);
+* ``info``: a line of the engine's thinking (depth, score, nodes/s, principal variation);
+* ``engine``: the engine starts, is ready, or failed (crashed or silent) and why;
+* ``pdn``: the record as PDN text (answer to ``save``);
+* ``error``: what was wrong with a request.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable
+
+from engine import (BLACK, VARIANTS, WHITE, BadInput, Game, Move, Position, Variant, capture_paths,
+                    get_variant, move_from_hub, move_from_pdn, move_to_hub, move_to_pdn,
+                    parse_position, play, pos_to_fen, pos_to_hub, read_pdn, write_pdn)
+from protocol.text.thinking import LEVELS, parse_level
+
+from .engine import EngineSeat, Job
+
+HUMAN, ENGINE = "human", "engine"
+MAX_DELAY = 10.0          # seconds between engine moves, at most
+MAX_TEXT = 1_000_000      # characters of a PDN upload, at most
+SIDES = {"white": WHITE, "black": BLACK}
+
+
+def _score_value(text: str | None) -> float | None:
+    """A Hub score (men, side to move's view) as a number, or None."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return value if value == value and abs(value) < 1e6 else None
+
+
+class Player:
+    """A side: a person, or the engine at a level (``easy``, ``depth 6``, ``time 2``)."""
+
+    def __init__(self, kind: str = HUMAN, level: str = "medium"):
+        if kind not in (HUMAN, ENGINE):
+            raise BadInput(f"a player is 'human' or 'engine', not {str(kind)[:20]!r}")
+        self.kind = kind
+        self.level, limits = parse_level(str(level).split())
+        self.lines = []                  # Hub ``level`` lines
+        self.movetime = limits.movetime
+        if limits.depth is not None:
+            self.lines.append(f"depth={limits.depth}")
+        if limits.movetime is not None:
+            self.lines.append(f"move-time={limits.movetime:g}")
+        if limits.nodes is not None:
+            self.lines.append(f"nodes={limits.nodes}")
+
+    @classmethod
+    def from_message(cls, data) -> "Player":
+        if data is None:
+            return cls()
+        if not isinstance(data, dict):
+            raise BadInput("a player is an object like {\"kind\": \"engine\", \"level\": \"easy\"}")
+        return cls(data.get("kind", HUMAN), data.get("level", "medium"))
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, "level": self.level}
+
+
+class BoardSession:
+    """One game on one page, with its engine."""
+
+    def __init__(self, emit: Callable[[dict], None], engine_command: str | None = None,
+                 variant: Variant | None = None, seat: EngineSeat | None = None):
+        self.emit = emit
+        self.lock = threading.RLock()
+        self.seat = seat or EngineSeat(engine_command, self._engine_status)
+        self.engine_state = {"state": "idle", "name": self.seat.name, "message": ""}
+        self.game = Game(variant=variant or get_variant("international"))
+        self.players = {WHITE: Player(HUMAN), BLACK: Player(ENGINE, "medium")}
+        self.running = True          # engines play their turns (False: paused)
+        self.analysing = False
+        self.delay = 0.5             # seconds between engine moves when both are engines
+        self.epoch = 0               # changes whenever the position or the task changes
+        self.task: dict | None = None    # what the engine does now: think/analyze, side, ply
+        self.last_info: dict | None = None
+        self.evals: dict[int, float] = {}    # ply -> score for White (men)
+        self.message = ""            # the last announcement (engine move refused, ...)
+        self._timer: threading.Timer | None = None
+
+    # ----- the page's requests ---------------------------------------------------------
+    def handle(self, message) -> None:
+        """Run one request; a bad one is answered with an ``error`` and changes nothing."""
+        with self.lock:
+            try:
+                if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+                    raise BadInput("a request is a JSON object with a \"type\"")
+                handler = HANDLERS.get(message["type"])
+                if handler is None:
+                    raise BadInput(f"unknown request type {message['type'][:30]!r}; known: "
+                                   + ", ".join(sorted(HANDLERS)))
+                handler(self, message)
+            except BadInput as e:
+                self.emit({"type": "error", "message": str(e)})
+
+    def hello(self, _=None) -> None:
+        self.emit({"type": "setup",
+                   "variants": [{"name": v.name, "hub": v.hub_name, "width": v.width}
+                                for v in VARIANTS.values()],
+                   "levels": list(LEVELS), "engine": self.seat.name})
+        self.emit({"type": "engine", **self.engine_state})
+        self._send_state()
+
+    def new_game(self, msg: dict) -> None:
+        variant = self._variant(msg.get("variant", self.game.variant.name))
+        fen = msg.get("fen")
+        start = None
+        if fen not in (None, ""):
+            start = parse_position(self._text(fen, "fen", 2000), variant)
+        players = {WHITE: Player.from_message(msg.get("white")),
+                   BLACK: Player.from_message(msg.get("black"))}
+        self._halt()
+        self.game = Game(start, variant)
+        self.players = players
+        self.evals.clear()
+        self.running, self.message = True, ""
+        self._changed()
+
+    def set_players(self, msg: dict) -> None:
+        players = dict(self.players)
+        for name, side in SIDES.items():
+            if name in msg:
+                players[side] = Player.from_message(msg[name])
+        self._halt()
+        self.players = players
+        self._changed()
+
+    def move(self, msg: dict) -> None:
+        pos = self.game.position
+        if self.game.outcome() is not None:
+            raise BadInput(f"the game is over ({self._outcome_text()}): undo or start a new game")
+        if self.task and self.task["mode"] == "think":
+            raise BadInput("the engine is thinking: stop it first, or wait for its move")
+        move = self._read_move(pos, msg)
+        self._halt()
+        self.game.push(move)
+        self.running, self.message = True, ""
+        self._changed()
+
+    def undo(self, msg: dict) -> None:
+        if not self.game.moves:
+            raise BadInput("there is no move to take back")
+        self._halt()
+        self.game.pop()
+        # Against the engine, take its reply back too: the person is to move again.
+        humans = [s for s in (WHITE, BLACK) if self.players[s].kind == HUMAN]
+        if (len(humans) == 1 and self.game.moves and msg.get("single") is not True
+                and self.players[self.game.position.turn].kind == ENGINE):
+            self.game.pop()
+        self.running = False
+        self._changed()
+
+    def redo(self, _msg: dict) -> None:
+        if not self.game.can_redo:
+            raise BadInput("there is no move to replay")
+        self._halt()
+        self.game.redo()
+        self.running = False
+        self._changed()
+
+    def goto(self, msg: dict) -> None:
+        ply = msg.get("ply")
+        total = len(self.game.moves) + len(self.game.redo_moves)
+        if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= total:
+            raise BadInput(f"goto needs a ply from 0 to {total}")
+        self._halt()
+        while len(self.game.moves) > ply:
+            self.game.pop()
+        while len(self.game.moves) < ply:
+            self.game.redo()
+        self.running = False
+        self._changed()
+
+    def play(self, msg: dict) -> None:
+        """Let the engines play their turns again (``on``: false pauses them)."""
+        on = msg.get("on", True)
+        if not isinstance(on, bool):
+            raise BadInput("play needs \"on\": true or false")
+        self._halt()
+        self.running = on
+        self._changed()
+
+    def go(self, _msg: dict) -> None:
+        """The engine plays the side to move now, whoever that side's player is."""
+        if self.game.outcome() is not None:
+            raise BadInput(f"the game is over ({self._outcome_text()})")
+        self._halt()
+        side = self.game.position.turn
+        player = self.players[side]
+        self._think(player if player.kind == ENGINE else Player(ENGINE, "medium"))
+
+    def stop(self, _msg: dict) -> None:
+        """Thinking: the engine plays its best move so far.  Analysis: it ends."""
+        if self.task is None:
+            raise BadInput("the engine is not thinking")
+        if self.task["mode"] == "analyze":
+            self.analysing = False
+            self._halt()
+            self._changed()
+        else:
+            self.running = False      # it plays this move, then the game waits
+            self.seat.stop()
+
+    def analyze(self, msg: dict) -> None:
+        on = msg.get("on", True)
+        if not isinstance(on, bool):
+            raise BadInput("analyze needs \"on\": true or false")
+        self.analysing = on
+        if not on and self.task and self.task["mode"] == "analyze":
+            self._halt()
+        self._changed()
+
+    def speed(self, msg: dict) -> None:
+        delay = msg.get("delay")
+        if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay <= MAX_DELAY:
+            raise BadInput(f"speed needs a \"delay\" in seconds from 0 to {MAX_DELAY:g}")
+        self.delay = float(delay)
+        self._send_state()
+
+    def set_fen(self, msg: dict) -> None:
+        start = parse_position(self._text(msg.get("fen"), "fen", 2000), self.game.variant)
+        self._halt()
+        self.game = Game(start, self.game.variant)
+        self.evals.clear()
+        self.running, self.message = False, ""
+        self._changed()
+
+    def load_pdn(self, msg: dict) -> None:
+        text = self._text(msg.get("text"), "text", MAX_TEXT)
+        try:
+            games = read_pdn(text)
+        except (BadInput, KeyError, ValueError, IndexError) as e:
+            raise BadInput(f"not a PDN game: {e}") from None
+        games = [g for g in games if g.moves or g.tags]
+        if not games:
+            raise BadInput("no game found in that file (is it PDN?)")
+        index = msg.get("game", 0)
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(games):
+            raise BadInput(f"the file has {len(games)} games: pick one from 0 to {len(games) - 1}")
+        record = games[index]
+        try:
+            game = record.game()
+        except BadInput as e:
+            raise BadInput(f"game {index + 1} of the file: {e}") from None
+        self._halt()
+        while game.moves:          # the record stays whole; the board shows its start
+            game.pop()
+        self.game = game
+        self.players = {WHITE: Player(HUMAN), BLACK: Player(HUMAN)}
+        self.evals.clear()
+        self.running = False
+        self.message = (f"loaded {record.tags.get('White', '?')} - {record.tags.get('Black', '?')}"
+                        f" ({len(record.moves)} plies, game {index + 1} of {len(games)})")
+        self._changed()
+
+    def save(self, _msg: dict) -> None:
+        self.emit({"type": "pdn", "text": self.record_pdn(),
+                   "filename": f"rafle-{time.strftime('%Y%m%d-%H%M%S')}.pdn"})
+
+    def record_pdn(self) -> str:
+        """The whole record (the moves taken back too) as PDN."""
+        game = Game(self.game.start, self.game.variant)
+        for move in self.game.moves + self.game.redo_moves:
+            game.push(move)
+        tags = {"Event": "Rafle board", "Date": time.strftime("%Y.%m.%d"),
+                "White": self._player_name(WHITE), "Black": self._player_name(BLACK)}
+        return write_pdn(game, tags)
+
+    def restart_engine(self, _msg: dict) -> None:
+        self._halt()
+        self.seat.restart()
+        self.message = ""
+        self._changed()
+
+    # ----- helpers for requests --------------------------------------------------------
+    @staticmethod
+    def _text(value, name: str, most: int) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise BadInput(f"\"{name}\" must be a non-empty string")
+        if len(value) > most:
+            raise BadInput(f"\"{name}\" is too long ({len(value)} characters; at most {most})")
+        return value
+
+    @staticmethod
+    def _variant(name) -> Variant:
+        if not isinstance(name, str):
+            raise BadInput("\"variant\" must be a variant's name")
+        try:
+            return get_variant(name)
+        except (KeyError, ValueError, BadInput):
+            raise BadInput(f"unknown variant {name[:30]!r}; known: {', '.join(VARIANTS)}") from None
+
+    def _read_move(self, pos: Position, msg: dict) -> Move:
+        allowed = self.game.legal_moves()
+        if "text" in msg:
+            move = move_from_pdn(pos, self._text(msg["text"], "text", 200))
+        else:
+            frm, to, path = msg.get("from"), msg.get("to"), msg.get("path")
+            if not all(isinstance(x, int) and not isinstance(x, bool) for x in (frm, to)):
+                raise BadInput("a move needs \"text\" (\"32-28\") or \"from\" and \"to\" squares")
+            fits = [m for m in allowed if (m.frm, m.to) == (frm, to)]
+            if path is not None:
+                if not isinstance(path, list) or not all(isinstance(x, int) for x in path):
+                    raise BadInput("\"path\" is the list of landing squares")
+                fits = [m for m in fits if path in capture_paths(pos, m)]
+            if not fits:
+                raise BadInput(f"no legal move from {frm} to {to}"
+                               + (" along that path" if path is not None else "")
+                               + f"; legal: {', '.join(move_to_pdn(pos, m) for m in allowed)}")
+            if len(fits) > 1:
+                raise BadInput(f"several captures go from {frm} to {to}: give the squares "
+                               "they pass through")
+            move = fits[0]
+        if move not in allowed:
+            raise BadInput(f"{move_to_pdn(pos, move)} is not allowed here")
+        return move
+
+    def _outcome_text(self) -> str:
+        o = self.game.outcome()
+        if o is None:
+            return ""
+        who = {WHITE: "White wins", BLACK: "Black wins", None: "Draw"}[o.winner]
+        return f"{who} ({o.result}): {o.reason}"
+
+    def _player_name(self, side: int) -> str:
+        p = self.players[side]
+        return "Human" if p.kind == HUMAN else f"{self.seat.name} ({p.level})"
+
+    # ----- the engine ------------------------------------------------------------------
+    def _halt(self) -> None:
+        """End whatever the engine does for the old position; its answers are dropped."""
+        self.epoch += 1
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self.task is not None:
+            self.seat.cancel()
+            self.task = None
+        self.last_info = None
+
+    def _changed(self) -> None:
+        """After a change: start what the engine should do now, then show the page."""
+        self._schedule()
+        self._send_state()
+
+    def _schedule(self, waited: bool = False) -> None:
+        if self.task is not None or self._timer is not None:
+            return
+        if self.game.outcome() is None and self.running:
+            side = self.game.position.turn
+            if self.players[side].kind == ENGINE:
+                both = all(p.kind == ENGINE for p in self.players.values())
+                if both and self.delay > 0 and self.game.moves and not waited:
+                    epoch = self.epoch
+                    self._timer = threading.Timer(self.delay, self._after_delay, args=(epoch,))
+                    self._timer.daemon = True
+                    self._timer.start()
+                    return
+                self._think(self.players[side])
+                return
+        if self.analysing:
+            self._start(Player(ENGINE, "time 86400"), analyze=True)
+
+    def _after_delay(self, epoch: int) -> None:
+        with self.lock:
+            if epoch != self.epoch:
+                return
+            self._timer = None
+            self._schedule(waited=True)
+            self._send_state()
+
+    def _think(self, player: Player) -> None:
+        self._start(player, analyze=False)
+
+    def _start(self, player: Player, analyze: bool) -> None:
+        game = self.game
+        epoch, ply, side = self.epoch, len(game.moves), game.position.turn
+        variant = game.variant
+        moves = [move_to_hub(move, variant) for move in game.moves]
+        self.task = {"mode": "analyze" if analyze else "think", "side": side, "ply": ply,
+                     "level": player.level}
+
+        def on_info(args: dict[str, str]) -> None:
+            self._info(epoch, ply, side, args)
+
+        def on_done(move: str | None, error: str | None) -> None:
+            self._done(epoch, move, error)
+
+        self.seat.submit(Job(variant.hub_name, pos_to_hub(game.start), moves,
+                             [] if analyze else player.lines, analyze, on_info, on_done,
+                             movetime=None if analyze else player.movetime))
+
+    def _info(self, epoch: int, ply: int, side: int, args: dict[str, str]) -> None:
+        with self.lock:
+            if epoch != self.epoch:
+                return
+            score = _score_value(args.get("score"))
+            white = None if score is None else (score if side == WHITE else -score)
+            if white is not None:
+                self.evals[ply] = white
+            pv = self._pv_text(args.get("pv", ""))
+            nodes, seconds = _number(args.get("nodes")), _number(args.get("time"))
+            nps = _number(args.get("nps"))          # millions of nodes/s in Hub
+            nps = None if nps is None else nps * 1e6
+            if nps is None and nodes is not None and seconds:
+                nps = nodes / seconds
+            self.last_info = {"type": "info", "ply": ply, "mode": self.task["mode"] if self.task else "",
+                              "depth": args.get("depth", ""), "score": args.get("score", ""),
+                              "white": white, "nodes": nodes, "nps": nps, "pv": pv}
+            self.emit(self.last_info)
+
+    def _pv_text(self, pv: str) -> str:
+        """The engine's variation in PDN; what cannot be read stays as the engine sent it."""
+        pos, words = self.game.position, []
+        for i, token in enumerate(pv.split()[:40]):
+            try:
+                move = move_from_hub(pos, token)
+            except BadInput:
+                words.extend(pv.split()[i:])
+                break
+            words.append(move_to_pdn(pos, move))
+            pos = play(pos, move)
+        return " ".join(words)
+
+    def _done(self, epoch: int, text: str | None, error: str | None) -> None:
+        with self.lock:
+            if epoch != self.epoch:
+                return
+            task, self.task = self.task, None
+            if error is not None:
+                self.running = False
+                self.message = f"the engine failed: {error}"
+                self._send_state()
+                return
+            if task is None or task["mode"] == "analyze":
+                self._send_state()
+                return
+            pos = self.game.position
+            if text is None:
+                self.running = False
+                self.message = "the engine gave no move"
+                self._send_state()
+                return
+            try:
+                move = move_from_hub(pos, text)
+                if move not in self.game.legal_moves():
+                    raise BadInput(f"{text} is not allowed here")
+            except BadInput as e:
+                self.running = False
+                self.message = f"the engine's move {text[:40]!r} was refused: {e}"
+                self._send_state()
+                return
+            self.epoch += 1
+            self.last_info = None
+            self.game.push(move)
+            self.message = ""
+            self._changed()
+
+    def _engine_status(self, message: dict) -> None:
+        self.engine_state = {k: message.get(k, "") for k in ("state", "name", "message")}
+        self.emit(message)
+
+    # ----- the picture ------------------------------------------------------------------
+    def state(self) -> dict:
+        game, pos = self.game, self.game.position
+        v = game.variant
+        squares = range(1, v.nsquares + 1)
+        allowed = game.legal_moves() if game.outcome() is None else []
+        record = []
+        replay = Game(game.start, v)
+        for i, move in enumerate(game.moves + game.redo_moves):
+            before = replay.position
+            record.append({"text": move_to_pdn(before, move), "side": before.turn,
+                           "played": i < len(game.moves)})
+            replay.push(move)
+        last = None
+        if game.moves:
+            before, move = game.positions[-2], game.moves[-1]
+            paths = capture_paths(before, move, limit=1)
+            last = {"from": move.frm, "to": move.to, "captured": list(move.captured),
+                    "path": paths[0] if paths else [move.to],
+                    "pieces": {str(s): before.piece_at(s) for s in move.captured}}
+        o = game.outcome()
+        return {
+            "type": "state",
+            "variant": v.name, "width": v.width,
+            "coords": {str(s): list(v.coords(s)) for s in squares},
+            "names": {str(s): _square_label(v, s) for s in squares},
+            "pieces": "".join(pos.piece_at(s) for s in squares),
+            "turn": "white" if pos.turn == WHITE else "black",
+            "moves": [{"from": m.frm, "to": m.to, "captured": list(m.captured),
+                       "paths": capture_paths(pos, m), "text": move_to_pdn(pos, m)} for m in allowed],
+            "record": record, "ply": len(game.moves), "first_ply_side": game.start.turn,
+            "last": last, "fen": pos_to_fen(pos),
+            "outcome": None if o is None else {"result": o.result, "text": self._outcome_text()},
+            "players": {name: self.players[side].as_dict() for name, side in SIDES.items()},
+            "running": self.running, "analysing": self.analysing, "delay": self.delay,
+            "task": self.task, "evals": {str(k): v for k, v in sorted(self.evals.items())},
+            "engine": self.engine_state, "message": self.message, "pdn": self.record_pdn(),
+        }
+
+    def _send_state(self) -> None:
+        self.emit(self.state())
+
+    def close(self) -> None:
+        with self.lock:
+            self._halt()
+        self.seat.close()
+
+
+def _square_label(v: Variant, square: int) -> str:
+    if v.algebraic:
+        row, col = v.coords(square)
+        return "abcdefgh"[col] + str(v.width - row)
+    return str(square)
+
+
+def _number(text: str | None) -> float | None:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return value if value == value else None
+
+
+HANDLERS: dict[str, Callable[[BoardSession, dict], None]] = {
+    "hello": BoardSession.hello, "new": BoardSession.new_game, "players": BoardSession.set_players,
+    "move": BoardSession.move, "undo": BoardSession.undo, "redo": BoardSession.redo,
+    "goto": BoardSession.goto, "play": BoardSession.play, "go": BoardSession.go,
+    "stop": BoardSession.stop, "analyze": BoardSession.analyze, "speed": BoardSession.speed,
+    "fen": BoardSession.set_fen, "load": BoardSession.load_pdn, "save": BoardSession.save,
+    "restart": BoardSession.restart_engine,
+}

@@ -1,0 +1,242 @@
+// The board: an SVG drawing of the server's state, and move entry by drag-and-drop or
+// clicks.  A capture whose squares are ambiguous is entered square by square: each
+// click narrows the legal captures to those passing through the squares clicked so far.
+const NS = "http://www.w3.org/2000/svg";
+const CELL = 100;
+
+function el(name, attrs = {}, parent = null) {
+  const node = document.createElementNS(NS, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+// Is `small` a subsequence of `big`?
+function within(small, big) {
+  let i = 0;
+  for (const x of big) if (i < small.length && x === small[i]) i++;
+  return i === small.length;
+}
+
+export class Board {
+  constructor(svg, { onMove, onHint }) {
+    this.svg = svg;
+    this.onMove = onMove;          // (from, to, path) => void
+    this.onHint = onHint;          // (text) => void
+    this.flipped = false;
+    this.numbers = false;
+    this.state = null;
+    this.selected = null;          // square picked
+    this.entered = [];             // landing squares clicked since
+    this.drag = null;
+    svg.addEventListener("pointerdown", (e) => this.down(e));
+    svg.addEventListener("pointermove", (e) => this.moveDrag(e));
+    svg.addEventListener("pointerup", (e) => this.up(e));
+    svg.addEventListener("pointercancel", () => this.cancelDrag());
+  }
+
+  // ----- geometry ---------------------------------------------------------------------
+  xy(square) {
+    const [row, col] = this.state.coords[square];
+    const w = this.state.width;
+    const r = this.flipped ? w - 1 - row : row, c = this.flipped ? w - 1 - col : col;
+    return [c * CELL + CELL / 2, r * CELL + CELL / 2];
+  }
+
+  squareAt(event) {
+    const pt = this.svg.createSVGPoint();
+    pt.x = event.clientX; pt.y = event.clientY;
+    const p = pt.matrixTransform(this.svg.getScreenCTM().inverse());
+    const w = this.state.width;
+    let c = Math.floor(p.x / CELL), r = Math.floor(p.y / CELL);
+    if (c < 0 || r < 0 || c >= w || r >= w) return null;
+    if (this.flipped) { c = w - 1 - c; r = w - 1 - r; }
+    for (const [sq, [row, col]] of Object.entries(this.state.coords))
+      if (row === r && col === c) return Number(sq);
+    return null;
+  }
+
+  piece(square) { return this.state.pieces[square - 1]; }
+
+  // ----- drawing ----------------------------------------------------------------------
+  set(state, animate = false) {
+    const sameSpot = this.state && this.state.fen === state.fen;
+    this.state = state;
+    if (!sameSpot) { this.selected = null; this.entered = []; }
+    this.draw();
+    if (animate && state.last) this.animate(state.last);
+  }
+
+  canMove() {
+    return this.state && this.state.moves.length > 0 && this.interactive;
+  }
+
+  movesFrom(square) {
+    return this.state.moves.filter((m) => m.from === square);
+  }
+
+  draw() {
+    const s = this.state, w = s.width, svg = this.svg;
+    svg.setAttribute("viewBox", `0 0 ${w * CELL} ${w * CELL}`);
+    svg.replaceChildren();
+    const last = s.last;
+    const lastSquares = last ? new Set([last.from, last.to]) : new Set();
+    const targets = this.targets();
+    for (let r = 0; r < w; r++)
+      for (let c = 0; c < w; c++)
+        el("rect", { x: c * CELL, y: r * CELL, width: CELL, height: CELL,
+                     class: (r + c) % 2 ? "sq-dark" : "sq-light" }, svg);
+    for (const sq of Object.keys(s.coords).map(Number)) {
+      const [x, y] = this.xy(sq);
+      let cls = "sq-dark";
+      if (targets.has(sq)) cls = "sq-target";
+      else if (lastSquares.has(sq)) cls = "sq-last";
+      el("rect", { x: x - CELL / 2, y: y - CELL / 2, width: CELL, height: CELL, class: cls,
+                   "data-square": sq }, svg);
+      if (this.numbers) {
+        const t = el("text", { x: x - CELL / 2 + 4, y: y - CELL / 2 + 22, class: "num" }, svg);
+        t.textContent = s.names[sq];
+      }
+    }
+    if (last) {
+      const pts = [last.from, ...last.path].map((q) => this.xy(q).join(",")).join(" ");
+      el("polyline", { points: pts, class: "path" }, svg);
+      for (const q of last.captured) this.drawPiece(q, last.pieces[q], true);
+    }
+    const movable = new Set(this.canMove() ? s.moves.map((m) => m.from) : []);
+    for (let i = 0; i < s.pieces.length; i++) {
+      if (s.pieces[i] === "e") continue;
+      const g = this.drawPiece(i + 1, s.pieces[i], false);
+      if (movable.has(i + 1)) g.classList.add("movable");
+      if (this.selected === i + 1) g.classList.add("selected");
+    }
+    for (const q of targets) {
+      const [x, y] = this.xy(q);
+      el("circle", { cx: x, cy: y, r: 13, class: "dot" }, svg);
+    }
+  }
+
+  drawPiece(square, kind, ghost) {
+    const [x, y] = this.xy(square);
+    const colour = kind.toLowerCase();
+    const g = el("g", { class: `piece ${colour}${ghost ? " ghost" : ""}`, "data-piece": square,
+                        transform: `translate(${x},${y})` }, this.svg);
+    el("circle", { r: 38, class: "body" }, g);
+    el("circle", { r: 26, fill: "none" }, g);
+    if (kind === "W" || kind === "B") {
+      el("path", { d: "M-18,8 L-20,-12 L-9,-2 L0,-16 L9,-2 L20,-12 L18,8 Z", class: "crown" }, g);
+      g.setAttribute("data-king", "1");
+    }
+    if (ghost) {
+      el("line", { x1: -26, y1: -26, x2: 26, y2: 26 }, g);
+      el("line", { x1: 26, y1: -26, x2: -26, y2: 26 }, g);
+    }
+    return g;
+  }
+
+  animate(last) {
+    const node = this.svg.querySelector(`g.piece:not(.ghost)[data-piece="${last.to}"]`);
+    if (!node || !node.animate) return;
+    const frames = [last.from, ...last.path].map((q) => {
+      const [x, y] = this.xy(q);
+      return { transform: `translate(${x}px,${y}px)` };
+    });
+    node.style.transformBox = "view-box";
+    node.animate(frames, { duration: 160 * (frames.length - 1) + 80, easing: "ease-in-out" });
+  }
+
+  // ----- move entry -------------------------------------------------------------------
+  // The (move, path) pairs still possible after the squares entered so far.
+  candidates(extra = []) {
+    const entered = [...this.entered, ...extra];
+    const out = [];
+    for (const m of this.movesFrom(this.selected))
+      for (const p of m.paths)
+        if (within(entered, p)) out.push({ move: m, path: p });
+    return out;
+  }
+
+  targets() {
+    const t = new Set();
+    if (this.selected === null) return t;
+    for (const { path } of this.candidates()) {
+      // The next square to click: after the last one entered (or the end).
+      const i = this.entered.length ? path.lastIndexOf(this.entered[this.entered.length - 1]) : -1;
+      if (i + 1 < path.length) t.add(path[i + 1]);
+      t.add(path[path.length - 1]);
+    }
+    return t;
+  }
+
+  select(square) {
+    this.selected = square;
+    this.entered = [];
+    this.draw();
+  }
+
+  // A square was clicked or a piece dropped there.
+  to(square) {
+    if (this.selected === null) return;
+    const cands = this.candidates([square]);
+    const moves = new Set(cands.map((c) => c.move));
+    if (moves.size === 0) {
+      if (this.movesFrom(square).length) this.select(square);
+      else { this.selected = null; this.entered = []; this.draw(); }
+      return;
+    }
+    if (moves.size === 1) {
+      const { move, path } = cands[0];
+      this.selected = null; this.entered = [];
+      this.onMove(move.from, move.to, move.captured.length ? path : null);
+      return;
+    }
+    this.entered.push(square);
+    this.onHint("several captures fit: click the next square the capture passes through");
+    this.draw();
+  }
+
+  down(e) {
+    if (!this.canMove()) return;
+    const sq = this.squareAt(e);
+    if (sq === null) return;
+    if (this.selected !== null && sq !== this.selected && !this.movesFrom(sq).length) {
+      this.to(sq);
+      return;
+    }
+    if (!this.movesFrom(sq).length) {
+      if (this.selected !== null) this.to(sq);
+      return;
+    }
+    if (this.selected !== null && this.entered.length) { this.to(sq); return; }
+    this.select(sq);
+    const node = this.svg.querySelector(`g.piece:not(.ghost)[data-piece="${sq}"]`);
+    this.drag = { square: sq, node, x: e.clientX, y: e.clientY, moved: false };
+    this.svg.setPointerCapture(e.pointerId);
+  }
+
+  moveDrag(e) {
+    const d = this.drag;
+    if (!d || !d.node) return;
+    if (Math.abs(e.clientX - d.x) + Math.abs(e.clientY - d.y) > 4) d.moved = true;
+    if (!d.moved) return;
+    const pt = this.svg.createSVGPoint();
+    pt.x = e.clientX; pt.y = e.clientY;
+    const p = pt.matrixTransform(this.svg.getScreenCTM().inverse());
+    d.node.classList.add("dragging");
+    d.node.setAttribute("transform", `translate(${p.x},${p.y})`);
+    this.svg.appendChild(d.node);
+  }
+
+  up(e) {
+    const d = this.drag;
+    this.drag = null;
+    if (!d) return;
+    if (!d.moved) return;               // a click: the piece stays picked
+    const sq = this.squareAt(e);
+    if (sq === null || sq === d.square) { this.draw(); return; }
+    this.to(sq);
+    if (this.selected !== null) this.draw();
+  }
+
+  cancelDrag() { this.drag = null; this.draw(); }
+}
