@@ -18,6 +18,23 @@ function within(small, big) {
   return i === small.length;
 }
 
+// Do the squares entered fit this path of landing squares?  They are passed in order;
+// the last landing square (where a piece was dropped) may come first.
+function fits(path, entered) {
+  const end = path[path.length - 1];
+  return within(entered, path) || within(entered.filter((q) => q !== end), path.slice(0, -1));
+}
+
+// How far along `path` the entered squares reach (index of the next square to enter).
+function reached(path, entered) {
+  let i = 0;
+  for (const q of entered) {
+    const j = path.indexOf(q, i);
+    if (j >= 0 && j < path.length - 1) i = j + 1;
+  }
+  return i;
+}
+
 export class Board {
   constructor(svg, { onMove, onHint }) {
     this.svg = svg;
@@ -152,7 +169,7 @@ export class Board {
     const out = [];
     for (const m of this.movesFrom(this.selected))
       for (const p of m.paths)
-        if (within(entered, p)) out.push({ move: m, path: p });
+        if (fits(p, entered)) out.push({ move: m, path: p });
     return out;
   }
 
@@ -160,10 +177,10 @@ export class Board {
     const t = new Set();
     if (this.selected === null) return t;
     for (const { path } of this.candidates()) {
-      // The next square to click: after the last one entered (or the end).
-      const i = this.entered.length ? path.lastIndexOf(this.entered[this.entered.length - 1]) : -1;
-      if (i + 1 < path.length) t.add(path[i + 1]);
-      t.add(path[path.length - 1]);
+      // The next square to click, and the end if it was not entered.
+      const i = reached(path, this.entered);
+      if (i < path.length - 1 && this.entered.length) t.add(path[i]);
+      if (!this.entered.includes(path[path.length - 1])) t.add(path[path.length - 1]);
     }
     return t;
   }
