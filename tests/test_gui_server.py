@@ -331,3 +331,19 @@ def test_a_missing_engine_command_is_reported():
 
 def test_oversized_message(page):
     assert "message too long" in page.error(raw=json.dumps({"type": "load", "text": "x" * 2_100_000}))
+
+
+def test_the_command_refuses_a_bad_or_busy_port(capsys):
+    import socket
+
+    from protocol.gui.server import main
+    with pytest.raises(SystemExit):
+        main(["--port", "70000", "--no-browser"])
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    try:
+        assert main(["--port", str(busy.getsockname()[1]), "--no-browser"]) == 1
+    finally:
+        busy.close()
+    assert "cannot listen on 127.0.0.1" in capsys.readouterr().err

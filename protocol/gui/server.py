@@ -19,20 +19,21 @@ import threading
 import webbrowser
 from pathlib import Path
 
-from starlette.applications import Starlette
-from starlette.responses import FileResponse, JSONResponse
-from starlette.routing import Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket, WebSocketDisconnect
-
 from .session import BoardSession
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_MESSAGE = 2_000_000          # bytes of one WebSocket message, at most
 
 
-def create_app(engine_command: str | None = None) -> Starlette:
-    """The web application; ``engine_command`` (None: Rafle) drives every page's engine."""
+def create_app(engine_command: str | None = None):
+    """The web application (Starlette); ``engine_command`` (None: Rafle) drives every
+    page's engine.  The web stack is the optional extra ``rafle[gui]``: imported here, so
+    that ``rafle gui`` without it says what to install."""
+    from starlette.applications import Starlette
+    from starlette.responses import FileResponse, JSONResponse
+    from starlette.routing import Mount, Route, WebSocketRoute
+    from starlette.staticfiles import StaticFiles
+    from starlette.websockets import WebSocket, WebSocketDisconnect
 
     async def index(_request):
         return FileResponse(STATIC / "index.html")
@@ -105,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-browser", action="store_true", help="do not open the browser")
     args = parser.parse_args(argv)
     try:
+        import starlette  # noqa: F401
         import uvicorn
     except ImportError:
         print("rafle gui needs the web extra: pip install 'rafle[gui]'", file=sys.stderr)
