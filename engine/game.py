@@ -206,6 +206,20 @@ class Game:
         return list(reversed(self._redo))
 
     @property
+    def total_plies(self) -> int:
+        """Plies in the record: played plus taken back (redo-able)."""
+        return len(self.moves) + len(self._redo)
+
+    def goto(self, ply: int) -> None:
+        """Take back or replay moves of the record until ``ply`` moves are played."""
+        if not 0 <= ply <= self.total_plies:
+            raise BadInput(f"the game has {self.total_plies} plies; there is no ply {ply}")
+        while len(self.moves) > ply:
+            self.pop()
+        while len(self.moves) < ply:
+            self.redo()
+
+    @property
     def can_redo(self) -> bool:
         return bool(self._redo)
 

@@ -35,13 +35,20 @@ MAX_TEXT = 1_000_000      # characters of a PDN upload, at most
 SIDES = {"white": WHITE, "black": BLACK}
 
 
-def _score_value(text: str | None) -> float | None:
-    """A Hub score (men, side to move's view) as a number, or None."""
+def _number(text: str | None) -> float | None:
+    """A number the engine sent (a Hub score is in men, for the side to move), or None."""
     try:
         value = float(text)
     except (TypeError, ValueError):
         return None
-    return value if value == value and abs(value) < 1e6 else None
+    return value if abs(value) < 1e15 else None       # not NaN, not infinite
+
+
+def _flag(msg: dict, request: str) -> bool:
+    on = msg.get("on", True)
+    if not isinstance(on, bool):
+        raise BadInput(f"{request} needs \"on\": true or false")
+    return on
 
 
 class Player:
@@ -176,22 +183,17 @@ class BoardSession:
 
     def goto(self, msg: dict) -> None:
         ply = msg.get("ply")
-        total = len(self.game.moves) + len(self.game.redo_moves)
+        total = self.game.total_plies
         if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= total:
             raise BadInput(f"goto needs a ply from 0 to {total}")
         self._halt()
-        while len(self.game.moves) > ply:
-            self.game.pop()
-        while len(self.game.moves) < ply:
-            self.game.redo()
+        self.game.goto(ply)
         self.running = False
         self._changed()
 
     def play(self, msg: dict) -> None:
         """Let the engines play their turns again (``on``: false pauses them)."""
-        on = msg.get("on", True)
-        if not isinstance(on, bool):
-            raise BadInput("play needs \"on\": true or false")
+        on = _flag(msg, "play")
         self._halt()
         self.running = on
         self._changed()
@@ -218,9 +220,7 @@ class BoardSession:
             self.seat.stop()
 
     def analyze(self, msg: dict) -> None:
-        on = msg.get("on", True)
-        if not isinstance(on, bool):
-            raise BadInput("analyze needs \"on\": true or false")
+        on = _flag(msg, "analyze")
         self.analysing = on
         if not on and self.task and self.task["mode"] == "analyze":
             self._halt()
@@ -410,7 +410,7 @@ class BoardSession:
         with self.lock:
             if epoch != self.epoch:
                 return
-            score = _score_value(args.get("score"))
+            score = _number(args.get("score"))
             white = None if score is None else (score if side == WHITE else -score)
             if white is not None:
                 self.evals[ply] = white
@@ -529,14 +529,6 @@ def _square_label(v: Variant, square: int) -> str:
         row, col = v.coords(square)
         return "abcdefgh"[col] + str(v.width - row)
     return str(square)
-
-
-def _number(text: str | None) -> float | None:
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        return None
-    return value if value == value else None
 
 
 HANDLERS: dict[str, Callable[[BoardSession, dict], None]] = {

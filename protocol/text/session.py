@@ -212,23 +212,14 @@ class Session:
 
     def total_plies(self) -> int:
         """Plies in the record: played plus taken back (redo-able)."""
-        extra = 0
-        while self.game.can_redo:
-            self.game.redo()
-            extra += 1
-        for _ in range(extra):
-            self.game.pop()
-        return len(self.game.moves) + extra
+        return self.game.total_plies
 
     def goto_ply(self, ply: int) -> None:
         total = self.total_plies()
         if not 0 <= ply <= total:
             raise BadInput(f"the game has {total} {'ply' if total == 1 else 'plies'}; "
                            "there is no such move")
-        while len(self.game.moves) > ply:
-            self.game.pop()
-        while len(self.game.moves) < ply:
-            self.game.redo()
+        self.game.goto(ply)
         self.ended = None
         self.show()
 
