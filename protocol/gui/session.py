@@ -273,11 +273,16 @@ class BoardSession:
         self.emit({"type": "pdn", "text": self.record_pdn(),
                    "filename": f"rafle-{time.strftime('%Y%m%d-%H%M%S')}.pdn"})
 
-    def record_pdn(self) -> str:
-        """The whole record (the moves taken back too) as PDN."""
+    def _whole_record(self) -> Game:
+        """The record with the moves taken back replayed too."""
         game = Game(self.game.start, self.game.variant)
         for move in self.game.moves + self.game.redo_moves:
             game.push(move)
+        return game
+
+    def record_pdn(self, whole: Game | None = None) -> str:
+        """The whole record (the moves taken back too) as PDN."""
+        game = whole or self._whole_record()
         tags = {"Event": "Rafle board", "Date": time.strftime("%Y.%m.%d"),
                 "White": self._player_name(WHITE), "Black": self._player_name(BLACK)}
         return write_pdn(game, tags)
@@ -482,13 +487,10 @@ class BoardSession:
         v = game.variant
         squares = range(1, v.nsquares + 1)
         allowed = game.legal_moves() if game.outcome() is None else []
-        record = []
-        replay = Game(game.start, v)
-        for i, move in enumerate(game.moves + game.redo_moves):
-            before = replay.position
-            record.append({"text": move_to_pdn(before, move), "side": before.turn,
-                           "played": i < len(game.moves)})
-            replay.push(move)
+        whole = self._whole_record()
+        record = [{"text": move_to_pdn(before, move), "side": before.turn,
+                   "played": i < len(game.moves)}
+                  for i, (before, move) in enumerate(zip(whole.positions, whole.moves))]
         last = None
         if game.moves:
             before, move = game.positions[-2], game.moves[-1]
@@ -512,7 +514,7 @@ class BoardSession:
             "players": {name: self.players[side].as_dict() for name, side in SIDES.items()},
             "running": self.running, "analysing": self.analysing, "delay": self.delay,
             "task": self.task, "evals": {str(k): v for k, v in sorted(self.evals.items())},
-            "engine": self.engine_state, "message": self.message, "pdn": self.record_pdn(),
+            "engine": self.engine_state, "message": self.message, "pdn": self.record_pdn(whole),
         }
 
     def _send_state(self) -> None:
