@@ -34,7 +34,7 @@ class BookError(BadInput):
 
 def book_key(pos: Position) -> int:
     """The key a book files ``pos`` under (its Zobrist key: board and side to move)."""
-    return int(board_key(pos.white, pos.black, pos.kings, pos.turn, ZOBRIST))
+    return int(board_key(*pos.words, ZOBRIST))
 
 
 def shipped_book(variant) -> Path:

@@ -11,7 +11,9 @@ a game, so the engine's idea of a draw is the referee's.
 A position reached in a game carries four counters, each in plies:
 
 * ``king``: consecutive king moves without capture (the 25-move rule of FMJD, 15 moves
-  in Russian 7.2.5, 40 in English; it also bounds the positions that can repeat);
+  in Russian 7.2.5, 40 in English; it also bounds the positions that can repeat).  In
+  Turkish a man stepping sideways can step back, so it counts there too: the count is
+  of reversible moves, and only a capture or a man's step forward ends it;
 * ``ending``: plies since the material came under the lone-king rule in force (FMJD 16-
   and 5-move rules, Frisian 7 and 2, Russian 7.2.4 and 7.2.8).  The move that brings
   the balance about is not counted; a capture or promotion that leaves the same rule in
@@ -33,9 +35,9 @@ positions (:func:`root_counters` in :mod:`engine.game`).
 import numpy as np
 from numba import njit
 
-from .bits import popcount
-from .variants import (EG_FMJD, EG_FRISIAN, EG_RUSSIAN, V_ENDGAME, V_LONG_DIAGONAL,
-                       V_REVERSIBLE, V_RULE_PIECES)
+from .bits import lsb_index, popcount
+from .variants import (EG_FMJD, EG_FRISIAN, EG_TURKISH, V_ENDGAME, V_FULL_BOARD,
+                       V_LONG_DIAGONAL, V_REVERSIBLE, V_RULE_PIECES, V_WIDTH)
 
 # Whose moves a lone-king count holds.
 WHOSE_EACH, WHOSE_WHITE, WHOSE_BLACK, WHOSE_EITHER = 0, 1, 2, 3
@@ -65,6 +67,10 @@ def material_rules(white, black, kings, V):
                     return 16, WHOSE_EACH, False, 0
                 if opp_n <= 2:
                     return 5, WHOSE_EACH, False, 0
+        return 0, 0, False, 0
+    if kind == EG_TURKISH:
+        if wn == 1 and bn == 1:
+            return 2, WHOSE_EACH, False, 0
         return 0, 0, False, 0
     if kind == EG_FRISIAN:
         if wn == wk and bn == bk and wk >= 1 and bk >= 1:
@@ -117,14 +123,26 @@ def _moves_of(plies, turn, whose):
     return last if side != turn else other
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _sideways(men, men2, V):
+    """A man went from ``men`` to ``men2`` along its row (a full board's sideways step)."""
+    if not V[V_FULL_BOARD]:
+        return False
+    frm, to = men & ~men2, men2 & ~men
+    if frm == 0 or to == 0:
+        return False
+    return lsb_index(frm) // V[V_WIDTH] == lsb_index(to) // V[V_WIDTH]
+
+
 @njit(cache=True, nogil=True)
 def advance(king, ending, road, stable, white, black, kings, turn, w2, b2, k2, V):
     """The counters after the side ``turn`` moved from (white, black, kings) to (w2, b2, k2)."""
     own, opp = (white, black) if turn == 0 else (black, white)
     own2, opp2 = (w2, b2) if turn == 0 else (b2, w2)
     captured = opp2 != opp
-    if not captured and (own & ~kings) == (own2 & ~k2):
-        king += 1                # a king moved, no capture: the men stand as they stood
+    men, men2 = own & ~kings, own2 & ~k2
+    if not captured and (men == men2 or _sideways(men, men2, V)):
+        king += 1                # a reversible move: a king's, or a man's sideways step
     else:
         king = 0
     promoted = popcount(own2 & k2) > popcount(own & kings)

@@ -419,7 +419,7 @@ class Tables:
         """WIN, LOSS, DRAW for the side to move of ``pos``, or -1 (not in the tables)."""
         if bin(pos.white | pos.black).count("1") > self.pieces:
             return -1
-        return int(probe(pos.white, pos.black, pos.kings, pos.turn, self.X, BINOM,
+        return int(probe(*pos.words, self.X, BINOM,
                          self.offsets, self.data))
 
 
@@ -433,7 +433,7 @@ def load(root: str | Path, variant, pieces: int = MAX_PIECES) -> Tables | None:
     """The slices of ``variant`` under ``root`` up to the largest complete piece count not
     above ``pieces``; None if there is not even the 2-piece set.  A file that cannot be
     read counts as missing (EgdbError is not raised: a search runs without it)."""
-    if variant.goal != GOAL_NORMAL:
+    if variant.goal != GOAL_NORMAL or variant.full_board:
         return None
     X = index_table(variant)
     chunks, offsets, at, complete = [], np.full(8 ** 4, NO_SLICE, dtype=np.int64), 0, 0
@@ -487,6 +487,9 @@ def build(root: str | Path, variant, pieces: int, threads: int = 1, report=None)
     goes.  Returns the final Progress of each slice."""
     if variant.goal != GOAL_NORMAL:
         raise EgdbError(f"{variant.name} has no endgame databases (its goal is not the normal one)")
+    if variant.full_board:
+        raise EgdbError(f"{variant.name} has no endgame databases: their index covers the "
+                        f"dark squares of a diagonal board, not all 64 squares")
     if not 2 <= pieces <= MAX_PIECES:
         raise EgdbError(f"pieces must be 2..{MAX_PIECES}")
     X, C, V, S = index_table(variant), BINOM, variant.table, variant.steps

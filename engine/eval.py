@@ -39,11 +39,10 @@ import numpy as np
 from numba import njit
 
 from .bits import lsb_index, popcount
-from .movegen import king_quiet_count as _king_moves, shift
+from .movegen import king_quiet_count as _king_moves, man_free, man_steps, step
 from .patterns import B3, B3R, NCONFIG, NDENSE, PHASE_ONE, SCALE, band, pair, phase, row_bits
 from .variants import (
-    KG_BREAKTHROUGH, KG_LOSING, V_BOARD, V_FLYING_KING, V_GOAL, V_SHIFT_DL, V_SHIFT_DR,
-    V_SHIFT_UL, V_SHIFT_UR, V_WIDTH,
+    KG_BREAKTHROUGH, KG_LOSING, NDIRS, V_BOARD, V_FLYING_KING, V_GOAL, V_MAN_STEPS, V_WIDTH,
 )
 
 # ----- weights -------------------------------------------------------------------
@@ -147,9 +146,52 @@ def _tables(width: int) -> np.ndarray:
     return T
 
 
+@lru_cache(maxsize=None)
+def _full_tables() -> np.ndarray:
+    """The same masks on the plain 8x8 board of Turkish draughts (bit = row * 8 + col,
+    row 0 at the top): the centre is the middle four squares of the two middle rows, there
+    is no long diagonal worth a king's while, and the cone ahead of a man (who may step
+    sideways) is every square of the rows ahead."""
+    width = 8
+    T = [0] * N_TABLE                 # Python ints first: bit 63 (h1) is in the masks
+    for b in range(64):
+        row, col = divmod(b, width)
+        bit = 1 << b
+        T[T_ROW_W + (width - 1 - row)] |= bit
+        T[T_ROW_B + row] |= bit
+        if row in (3, 4) and 2 <= col <= 5:
+            T[T_CENTRE] |= bit
+        if col < 4:
+            T[T_LEFT] |= bit
+        if row < 4:
+            T[T_FAR_W] |= bit
+        if row >= 4:
+            T[T_FAR_B] |= bit
+        T[T_RANK + b] = row
+        T[T_CONE_W + b] = (1 << (width * row)) - 1
+        T[T_CONE_B + b] = ((1 << 64) - 1) & ~((1 << (width * (row + 1))) - 1)
+    T[T_B3:T_B3 + 256] = B3
+    T[T_B3R:T_B3R + 256] = B3R
+    T = np.array([x - (1 << 64) if x >> 63 else x for x in map(int, T)], dtype=np.int64)
+    T.flags.writeable = False
+    return T
+
+
 def eval_tables(variant) -> np.ndarray:
     """The masks :func:`evaluate` needs for ``variant``'s board."""
-    return _tables(variant.width)
+    return _full_tables() if variant.full_board else _tables(variant.width)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _supported(men, own, turn, V):
+    """The men of ``men`` (side ``turn``) with an own piece on every square behind them:
+    the squares a man of the other side steps to and a man of this side does not (the
+    two rear diagonals; straight behind on a full board)."""
+    rear = V[V_MAN_STEPS + 1 - turn] & ~V[V_MAN_STEPS + turn]
+    for d in range(NDIRS):
+        if (rear >> d) & 1:
+            men &= step(own, d ^ 3 if d < 4 else d ^ 1, V)
+    return men
 
 
 @njit(cache=True, nogil=True)
@@ -161,10 +203,7 @@ def _evaluate_losing(white, black, kings, turn, V, W):
     wk = white & kings
     bk = black & kings
     score = (popcount(wm) - popcount(bm)) * W[MAN] + (popcount(wk) - popcount(bk)) * W[KING]
-    score += W[MOB_MAN] * (popcount(shift(wm, V[V_SHIFT_UL]) & empty)
-                           + popcount(shift(wm, V[V_SHIFT_UR]) & empty)
-                           - popcount(shift(bm, V[V_SHIFT_DL]) & empty)
-                           - popcount(shift(bm, V[V_SHIFT_DR]) & empty))
+    score += W[MOB_MAN] * (man_steps(wm, empty, 0, V) - man_steps(bm, empty, 1, V))
     if wk | bk:
         flying = V[V_FLYING_KING] != 0
         score += W[MOB_KING] * (_king_moves(wk, empty, V, flying) - _king_moves(bk, empty, V, flying))
@@ -197,7 +236,6 @@ def hand_terms(white, black, kings, V, T, W, a, b, race):
     advancement and runaways (breakthrough)."""
     width = V[V_WIDTH]
     empty = V[V_BOARD] & ~(white | black)
-    ul, ur, dl, dr = V[V_SHIFT_UL], V[V_SHIFT_UR], V[V_SHIFT_DL], V[V_SHIFT_DR]
     wm = white & ~kings
     bm = black & ~kings
     wk = white & kings
@@ -219,8 +257,8 @@ def hand_terms(white, black, kings, V, T, W, a, b, race):
     sa += n * W[a + CENTRE]
     sb += n * W[b + CENTRE]
 
-    wsup = wm & shift(white, -dl) & shift(white, -dr)
-    bsup = bm & shift(black, -ul) & shift(black, -ur)
+    wsup = _supported(wm, white, 0, V)
+    bsup = _supported(bm, black, 1, V)
     n = popcount(wsup) - popcount(bsup)
     sa += n * W[a + SUPPORT]
     sb += n * W[b + SUPPORT]
@@ -234,12 +272,11 @@ def hand_terms(white, black, kings, V, T, W, a, b, race):
     sa += n * W[a + BALANCE]
     sb += n * W[b + BALANCE]
 
-    n = (popcount(shift(wm, ul) & empty) + popcount(shift(wm, ur) & empty)
-         - popcount(shift(bm, dl) & empty) - popcount(shift(bm, dr) & empty))
+    n = man_steps(wm, empty, 0, V) - man_steps(bm, empty, 1, V)
     sa += n * W[a + MOB_MAN]
     sb += n * W[b + MOB_MAN]
-    wfree = wm & (shift(empty, -ul) | shift(empty, -ur))
-    bfree = bm & (shift(empty, -dl) | shift(empty, -dr))
+    wfree = man_free(wm, empty, 0, V)
+    bfree = man_free(bm, empty, 1, V)
     n = -(popcount(wm & ~wfree) - popcount(bm & ~bfree))
     sa += n * W[a + BLOCKED]
     sb += n * W[b + BLOCKED]
@@ -331,5 +368,5 @@ def evaluate(white, black, kings, turn, V, T, W):
 def evaluate_position(pos, weights: np.ndarray = WEIGHTS) -> int:
     """The static score of ``pos`` for its side to move (hundredths of a man)."""
     v = pos.variant
-    return int(evaluate(pos.white, pos.black, pos.kings, pos.turn, v.table,
+    return int(evaluate(*pos.words, v.table,
                         eval_tables(v), weights))

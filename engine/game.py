@@ -46,6 +46,10 @@ king-move count (0 = none) and the endgame rule:
   balance about, as above; a count goes on while the same rule applies (a promotion or
   a capture inside it does not restart it) and restarts when another rule takes over.
   The 7.2.6 count begins after the last capture or promotion.
+* Turkish (spec/rules.md §4.12, whose draw rules are unverified): threefold repetition;
+  one piece against one, drawn after 2 moves each (pydraughts' rule); 75 moves each
+  (150 plies) of reversible moves without capture (kish's limit), where a man's sideways
+  step counts as reversible, as a king move does elsewhere.
 
 The rules themselves are written once, as variant data and kernels
 (:mod:`engine.drawrules`), which the search applies in its tree; this module keeps the
@@ -65,7 +69,8 @@ from .notation import move_to_hub
 from .position import (WHITE, Move, Position, allowed_moves, barred_square, legal_moves, play,
                        start_position,
                        winner)
-from .variants import ENDGAME_RUSSIAN, GOAL_BREAKTHROUGH, GOAL_LOSING, INTERNATIONAL, Variant
+from .variants import (ENDGAME_RUSSIAN, ENDGAME_TURKISH, GOAL_BREAKTHROUGH, GOAL_LOSING,
+                       INTERNATIONAL, Variant)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +96,8 @@ class Counters(NamedTuple):
 
 def advance(counters: Counters, pos: Position, after: Position) -> Counters:
     """Counters after the move from ``pos`` to ``after``."""
-    return Counters(*drawrules.advance(*counters, pos.white, pos.black, pos.kings, pos.turn,
-                                       after.white, after.black, after.kings, pos.variant.table))
+    return Counters(*drawrules.advance(*counters, *pos.words, *after.words[:3],
+                                       pos.variant.table))
 
 
 def root_counters(history: Sequence[Position], pos: Position) -> Counters:
@@ -108,19 +113,21 @@ def root_counters(history: Sequence[Position], pos: Position) -> Counters:
 def ending_rule(pos: Position) -> int:
     """Moves under the lone-king rule that the material of ``pos`` falls under (16 or 5
     in international draughts, 15 or 5 in Russian, 7 or 2 in Frisian), else 0."""
-    return int(drawrules.material_rules(pos.white, pos.black, pos.kings, pos.variant.table)[0])
+    return int(drawrules.material_rules(*pos.words[:3], pos.variant.table)[0])
 
 
 def draw_reason(pos: Position, counters: Counters) -> str | None:
     """The move-count rule that draws ``pos`` with ``counters``, in words, or None."""
     v = pos.variant
-    why = drawrules.count_draw(*counters, pos.white, pos.black, pos.kings, pos.turn, v.table)
+    why = drawrules.count_draw(*counters, *pos.words, v.table)
     if why == drawrules.DRAW_NONE:
         return None
-    n, _, _, stable = drawrules.material_rules(pos.white, pos.black, pos.kings, v.table)
+    n, _, _, stable = drawrules.material_rules(*pos.words[:3], v.table)
     if why == drawrules.DRAW_ENDING:
         if v.endgame == ENDGAME_RUSSIAN and n == 15:
             return "15-move rule (three kings against one)"
+        if v.endgame == ENDGAME_TURKISH:
+            return f"{n}-move rule (one piece each)"
         return f"{n}-move rule"
     if why == drawrules.DRAW_ROAD:
         return "5-move rule (lone king on the long diagonal)"

@@ -7,7 +7,10 @@ integers in a caller-owned array: from bit, to bit, captured bitboard, flags
 
 Captures are found by a depth-first search over jumps in which jumped pieces stay on
 the board until the capture ends (they block and cannot be jumped twice), except in
-Thai draughts, where they leave at once.  The capture precedence of the variant
+Thai and Turkish draughts, where they leave at once.  The directions men and kings
+step and jump in are masks of the table (``V_MAN_STEPS``, ``V_KING_CAPTURES``...), and
+a step in a direction is a shift kept to the squares it may land on (:func:`step`), so
+the diagonal layout and Turkish's plain 8x8 board share every kernel.  The capture precedence of the variant
 (majority rule, Frisian values, Italian's four rules...) and the removal of duplicate
 captures (same from, to, captured set and crowning by another path; counted, not
 dropped, in the capture-path mode of :func:`new_state`) both live in ``_record``.  Every
@@ -19,9 +22,11 @@ from numba import njit
 from .bits import lsb_index, popcount
 from .variants import (
     PREC_COUNT, PREC_CZECH, PREC_FRISIAN, PREC_ITALIAN, PREC_NONE, PREC_SPANISH,
-    V_BOARD, V_CAPTURE_DIRS, V_FLYING_KING, V_HALT_BEHIND_KING, V_LAND_BEHIND,
-    V_MAN_BACK_CAPTURE, V_MAN_TAKES_KING, V_PASSING_CAPTURE, V_PASSING_PROMOTION,
-    V_PRECEDENCE, V_PROMO_BLACK, V_PROMO_WHITE, V_SHIFT_UL, V_WIDTH,
+    NDIRS, V_BOARD, V_CAPTURE_DIRS, V_FLYING_KING, V_HALT_BEHIND_KING,
+    V_KEEP, V_KING_CAPTURES, V_KING_STEPS, V_LAND_BEHIND, V_MAN_CAPTURES, V_MAN_STEPS,
+    V_MAN_TAKES_KING, V_PASSING_CAPTURE, V_PASSING_PROMOTION, V_PRECEDENCE,
+    V_PROMO_BLACK, V_PROMO_WHITE, V_SHIFT_UL, V_STEP, V_TURN_BACK, V_WIDTH, V_DUP_MIN,
+    V_LANDINGS_APART,
 )
 
 MAX_MOVES = 1024   # rows of one move list; far above any legal position's count
@@ -71,6 +76,13 @@ def shift(bb, amount):
     return bb >> (-amount)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def step(bb, d, V):
+    """The squares of ``bb`` moved one step in direction ``d`` (those that stay on a
+    square a step may reach; off-board bits are the caller's to mask)."""
+    return shift(bb, V[V_STEP + d]) & V[V_KEEP + d]
+
+
 @njit(cache=True, nogil=True)
 def _precedence_key(V, captured, kings, king_moves, order):
     """Larger is stronger: only the captures of the largest key are legal.
@@ -105,8 +117,9 @@ def _record(V, out, state, start, end, captured, kings, king_moves, flags, order
         state[_BEST] = key
         state[_COUNT] = 0
     n = state[_COUNT]
-    if popcount(captured) >= 3:
-        # Fewer than 3 jumped pieces cannot be reached by two paths.  The flags
+    if popcount(captured) >= V[V_DUP_MIN]:
+        # Fewer jumped pieces cannot be reached by two paths (3 on the diagonal boards;
+        # 2 where a king's landing squares make paths apart, Turkish).  The flags
         # are compared too: a Russian man crowned on the way is a different move.
         for i in range(n):
             if (out[i, 2] == captured and out[i, 0] == start and out[i, 1] == end
@@ -126,8 +139,9 @@ def _record(V, out, state, start, end, captured, kings, king_moves, flags, order
 def _king_can_jump(V, S, sq, skip, skip2, opp, empty, captured):
     """Whether a king on ``sq`` has a jump, not in directions ``skip`` or ``skip2``."""
     flying = V[V_FLYING_KING] != 0
-    for d in range(V[V_CAPTURE_DIRS]):
-        if d == skip or d == skip2:
+    kdirs = V[V_KING_CAPTURES]
+    for d in range(NDIRS):
+        if d == skip or d == skip2 or not (kdirs >> d) & 1:
             continue
         p = S[d, sq]
         if flying:
@@ -179,17 +193,21 @@ def _piece_captures(V, S, start, king_moves, dirs, promo, opp, kings, empty, out
     if it can go on; otherwise it is complete and recorded.  A flying king that may
     land on several squares goes on straight ahead only from the first of them: from
     the others the same jumps would be found again (the same move by a different
-    path).  With passing capture (Thai) a jumped piece leaves its square at once: the
-    square is free again and the king may turn back.
+    path).  With passing capture (Thai, Turkish) a jumped piece leaves its square at
+    once and the square is free again; a king may then turn back the way it came only
+    where ``V_TURN_BACK`` allows it (Thai, not Turkish).
     """
     flying = V[V_FLYING_KING] != 0
     land_behind = V[V_LAND_BEHIND] != 0
     halt_king = V[V_HALT_BEHIND_KING] != 0
     passing = V[V_PASSING_PROMOTION] != 0
     passing_capture = V[V_PASSING_CAPTURE] != 0
+    turn_back = V[V_TURN_BACK] != 0
     italian = V[V_PRECEDENCE] == PREC_ITALIAN
     takes_king = V[V_MAN_TAKES_KING] != 0
     ndirs = V[V_CAPTURE_DIRS]
+    kdirs = V[V_KING_CAPTURES]
+    landings_apart = state[_PATHS] != 0 and V[V_LANDINGS_APART] != 0
     top = _push(state, 0, start, 0, king_moves << 4)
     while top > 0:
         top -= 1
@@ -204,7 +222,7 @@ def _piece_captures(V, S, start, king_moves, dirs, promo, opp, kings, empty, out
             flags = (info >> 5) & 1
             skip2 = ((info >> 6) & 15) - 1
             for d in range(ndirs):
-                if d == skip or d == skip2:
+                if d == skip or d == skip2 or not (kdirs >> d) & 1:
                     continue
                 p = S[d, sq]
                 if flying:
@@ -220,12 +238,8 @@ def _piece_captures(V, S, start, king_moves, dirs, promo, opp, kings, empty, out
                     order2 = order | (((kings >> p) & 1) << (31 - popcount(captured)))
                 else:
                     order2 = 0
-                if passing_capture:
-                    back = -1
-                    free2 = free | (1 << p)
-                else:
-                    back = d ^ 3 if d < 4 else d ^ 1
-                    free2 = free
+                free2 = free | (1 << p) if passing_capture else free
+                back = -1 if turn_back else (d ^ 3 if d < 4 else d ^ 1)
                 only_first = not flying or land_behind
                 more = False
                 land = q
@@ -239,8 +253,10 @@ def _piece_captures(V, S, start, king_moves, dirs, promo, opp, kings, empty, out
                     if only_first:
                         break
                     # Every landing square sees the same jump straight ahead, and
-                    # the first one (which looks that way too) decides ``more``.
-                    straight = d
+                    # the first one (which looks that way too) decides ``more``;
+                    # unless each landing square makes a path of its own.
+                    if not landings_apart:
+                        straight = d
                     land = S[d, land]
                 if more:
                     continue
@@ -273,7 +289,7 @@ def _piece_captures(V, S, start, king_moves, dirs, promo, opp, kings, empty, out
                 back = d ^ 3 if d < 4 else d ^ 1
                 crowned = (promo >> q) & 1
                 if passing and crowned:
-                    if passing_capture:
+                    if turn_back:
                         back = -1
                     if _king_can_jump(V, S, q, back, -1, opp, free2, now):
                         top = _push(state, top, q, now, (back + 1) | 16 | 32 | (order2 << 16))
@@ -301,10 +317,7 @@ def generate_captures(white, black, kings, turn, V, S, out, state):
     state[_COUNT] = 0
     state[_BEST] = -1
     ndirs = V[V_CAPTURE_DIRS]
-    if V[V_MAN_BACK_CAPTURE]:
-        dirs = (1 << ndirs) - 1
-    else:
-        dirs = 3 << fwd
+    dirs = V[V_MAN_CAPTURES + turn]
     # Men that may have a jump: a quick bitwise filter, checked exactly later.
     prey = opp if V[V_MAN_TAKES_KING] else opp & ~kings
     cand = 0
@@ -320,7 +333,7 @@ def generate_captures(white, black, kings, turn, V, S, out, state):
             for s in (1, -1, V[V_WIDTH] + 1, -V[V_WIDTH] - 1):
                 cand |= shift(prey, -s) & shift(empty, -2 * s)
         else:
-            cand = men
+            cand = men          # some directions only (Turkish men): no filter
     cand &= men
     while cand:
         b = lsb_index(cand)
@@ -343,9 +356,12 @@ def generate(white, black, kings, turn, V, S, out, state):
     own, opp, promo, fwd = _sides(V, white, black, turn)
     empty = V[V_BOARD] & ~(white | black)
     men = own & ~kings
-    for d in range(fwd, fwd + 2):
-        s = V[V_SHIFT_UL + d]
-        tos = shift(men, s) & empty
+    mdirs = V[V_MAN_STEPS + turn]
+    while mdirs:
+        d = lsb_index(mdirs)
+        mdirs &= mdirs - 1
+        s = V[V_STEP + d]
+        tos = step(men, d, V) & empty
         while tos:
             to = lsb_index(tos)
             tos &= tos - 1
@@ -355,11 +371,15 @@ def generate(white, black, kings, turn, V, S, out, state):
             out[n, 3] = FLAG_PROMOTE if (promo >> to) & 1 else 0
             n += 1
     flying = V[V_FLYING_KING] != 0
+    kdirs = V[V_KING_STEPS]
     ks = own & kings
     while ks:
         b = lsb_index(ks)
         ks &= ks - 1
-        for d in range(4):
+        dirs = kdirs
+        while dirs:
+            d = lsb_index(dirs)
+            dirs &= dirs - 1
             to = S[d, b]
             while to >= 0 and (empty >> to) & 1 and n < out.shape[0]:
                 out[n, 0] = b
@@ -387,9 +407,7 @@ def count_moves(white, black, kings, turn, V, S, out, state):
         return n
     own, opp, promo, fwd = _sides(V, white, black, turn)
     empty = V[V_BOARD] & ~(white | black)
-    men = own & ~kings
-    n = popcount(shift(men, V[V_SHIFT_UL + fwd]) & empty)
-    n += popcount(shift(men, V[V_SHIFT_UL + fwd + 1]) & empty)
+    n = man_steps(own & ~kings, empty, turn, V)
     ks = own & kings
     if ks:
         n += king_quiet_count(ks, empty, V, V[V_FLYING_KING] != 0)
@@ -397,17 +415,55 @@ def count_moves(white, black, kings, turn, V, S, out, state):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def man_steps(men, empty, turn, V):
+    """Number of quiet moves of the men ``men`` of side ``turn`` onto ``empty`` squares."""
+    mdirs = V[V_MAN_STEPS + turn]
+    n = 0
+    while mdirs:
+        d = lsb_index(mdirs)
+        mdirs &= mdirs - 1
+        n += popcount(step(men, d, V) & empty)
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def man_targets(men, empty, turn, V):
+    """The empty squares that a man of ``men`` (side ``turn``) can step onto."""
+    mdirs = V[V_MAN_STEPS + turn]
+    t = 0
+    while mdirs:
+        d = lsb_index(mdirs)
+        mdirs &= mdirs - 1
+        t |= step(men, d, V) & empty
+    return t
+
+
+@njit(cache=True, nogil=True, inline="always")
+def man_free(men, empty, turn, V):
+    """The men of ``men`` (side ``turn``) that have an empty square to step onto."""
+    mdirs = V[V_MAN_STEPS + turn]
+    t = 0
+    while mdirs:
+        d = lsb_index(mdirs)
+        mdirs &= mdirs - 1
+        t |= step(empty, d ^ 3 if d < 4 else d ^ 1, V)
+    return men & t
+
+
+@njit(cache=True, nogil=True, inline="always")
 def king_quiet_count(ks, empty, V, flying):
     """Number of quiet moves of the kings ``ks`` onto ``empty`` squares."""
     n = 0
-    for d in range(4):
-        s = V[V_SHIFT_UL + d]
-        t = shift(ks, s) & empty
+    kdirs = V[V_KING_STEPS]
+    while kdirs:
+        d = lsb_index(kdirs)
+        kdirs &= kdirs - 1
+        t = step(ks, d, V) & empty
         while t:
             n += popcount(t)
             if not flying:
                 break
-            t = shift(t, s) & empty
+            t = step(t, d, V) & empty
     return n
 
 

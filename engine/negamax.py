@@ -52,10 +52,10 @@ from . import egdb, tt
 from .bits import popcount
 from .drawrules import advance, count_draw, repeated
 from .eval import evaluate
-from .movegen import FLAG_PROMOTE, generate, generate_captures, make, shift
+from .movegen import (FLAG_PROMOTE, generate, generate_captures, king_quiet_count, make,
+                      man_targets)
 from .variants import (
     KG_BREAKTHROUGH, KG_LOSING, V_BOARD, V_GOAL, V_PROMO_BLACK, V_PROMO_WHITE, V_REPETITIONS,
-    V_SHIFT_UL,
 )
 from .zobrist import move_key
 
@@ -130,8 +130,7 @@ def _man_steps(white, black, kings, turn, V):
     """The empty squares a man of the side to move can step onto."""
     empty = V[V_BOARD] & ~(white | black)
     men = (white if turn == 0 else black) & ~kings
-    fwd = 0 if turn == 0 else 2
-    return (shift(men, V[V_SHIFT_UL + fwd]) | shift(men, V[V_SHIFT_UL + fwd + 1])) & empty
+    return man_targets(men, empty, turn, V)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -140,11 +139,7 @@ def _has_quiet(white, black, kings, turn, V):
         return True
     empty = V[V_BOARD] & ~(white | black)
     ks = (white if turn == 0 else black) & kings
-    if ks:
-        for d in range(4):
-            if shift(ks, V[V_SHIFT_UL + d]) & empty:
-                return True
-    return False
+    return ks != 0 and king_quiet_count(ks, empty, V, False) > 0
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -24,8 +24,9 @@ import re
 from .errors import BadInput
 from .position import BLACK, WHITE, Move, Position, legal_moves, start_position
 from .variants import (
-    INTERNATIONAL, V_CAPTURE_DIRS, V_FLYING_KING, V_LAND_BEHIND, V_MAN_BACK_CAPTURE,
-    V_PASSING_CAPTURE, V_PASSING_PROMOTION, V_PROMO_BLACK, V_PROMO_WHITE, Variant,
+    INTERNATIONAL, NDIRS, REVERSE, V_FLYING_KING, V_KING_CAPTURES, V_LAND_BEHIND,
+    V_MAN_CAPTURES, V_PASSING_CAPTURE, V_PASSING_PROMOTION, V_PROMO_BLACK, V_PROMO_WHITE,
+    V_TURN_BACK, Variant,
 )
 
 _PIECES = "wbWBe"
@@ -38,7 +39,8 @@ def _algebraic(variant: Variant, name: str) -> int:
     m = _ALGEBRAIC.fullmatch(name.lower())
     sq = variant.square_at(8 - int(m.group(2)), "abcdefgh".index(m.group(1))) if m else None
     if variant.width != 8 or sq is None:
-        raise BadInput(f"{_clip(name)!r} is not a dark square of the {variant.name} board")
+        kind = "square" if variant.full_board else "dark square"
+        raise BadInput(f"{_clip(name)!r} is not a {kind} of the {variant.name} board")
     return sq
 
 
@@ -207,13 +209,18 @@ def pos_from_pieces(pieces: dict[int, str], turn: int, variant: Variant = INTERN
 
 
 def pos_to_fen(pos: Position) -> str:
-    """Canonical FEN: side, White's then Black's squares ascending, ``K`` for kings."""
+    """Canonical FEN: side, White's then Black's squares ascending, ``K`` for kings.
+
+    Turkish squares are written by name (``W:Wa2,b2,...:Bh7,Ka8``), as pydraughts does."""
+    v = pos.variant
+    name = (lambda sq: square_name(v, sq)) if v.full_board else str
+
     def section(side: int) -> str:
         items = []
-        for sq in range(1, pos.variant.nsquares + 1):
+        for sq in range(1, v.nsquares + 1):
             p = pos.piece_at(sq)
             if p.lower() == ("w" if side == WHITE else "b"):
-                items.append(("K" if p.isupper() else "") + str(sq))
+                items.append(("K" if p.isupper() else "") + name(sq))
         return ",".join(items)
 
     return f"{'W' if pos.turn == WHITE else 'B'}:W{section(WHITE)}:B{section(BLACK)}"
@@ -233,9 +240,9 @@ def _hub_square(variant: Variant, square: int) -> int:
     """A square's number in Hub moves (the same map turns it back)."""
     if not variant.hub_from_a1:
         return square
-    half = variant.width // 2
-    row, i = divmod(square - 1, half)
-    return (variant.width - 1 - row) * half + i + 1
+    per_row = variant.per_row
+    row, i = divmod(square - 1, per_row)
+    return (variant.width - 1 - row) * per_row + i + 1
 
 
 def move_to_hub(move: Move, variant: Variant = INTERNATIONAL) -> str:
@@ -329,6 +336,7 @@ def capture_paths(pos: Position, move: Move, limit: int = 64) -> list[list[int]]
     flying = bool(v.table[V_FLYING_KING])
     land_behind = bool(v.table[V_LAND_BEHIND])
     passing_capture = bool(v.table[V_PASSING_CAPTURE])
+    turn_back = bool(v.table[V_TURN_BACK])
     promo = int(v.table[V_PROMO_WHITE if pos.turn == WHITE else V_PROMO_BLACK])
     crowns_on_the_way = bool(v.table[V_PASSING_PROMOTION])
     own = pos.white if pos.turn == WHITE else pos.black
@@ -336,12 +344,11 @@ def capture_paths(pos: Position, move: Move, limit: int = 64) -> list[list[int]]
     targets = {v.square_bit(s) for s in move.captured}
     occupied = (pos.white | pos.black) & ~(1 << v.square_bit(move.frm))
     end = v.square_bit(move.to)
-    ndirs = int(v.table[V_CAPTURE_DIRS])
-    forward = (0, 1) if pos.turn == WHITE else (2, 3)
-    man_dirs = [d for d in range(ndirs) if v.table[V_MAN_BACK_CAPTURE] or d in forward]
+    man_dirs = [d for d in range(NDIRS) if int(v.table[V_MAN_CAPTURES + pos.turn]) >> d & 1]
+    king_dirs = [d for d in range(NDIRS) if int(v.table[V_KING_CAPTURES]) >> d & 1]
     paths: list[list[int]] = []
 
-    def walk(sq: int, done: frozenset, route: list[int], king: bool) -> None:
+    def walk(sq: int, done: frozenset, route: list[int], king: bool, came: int = -1) -> None:
         if len(paths) >= limit:
             return
         if done == targets:
@@ -350,7 +357,9 @@ def capture_paths(pos: Position, move: Move, limit: int = 64) -> list[list[int]]
             return
         # Thai: jumped pieces leave the board at once.
         blocked = occupied & ~sum(1 << b for b in done) if passing_capture else occupied
-        for d in (range(ndirs) if king else man_dirs):
+        for d in (king_dirs if king else man_dirs):
+            if passing_capture and not turn_back and came >= 0 and d == REVERSE[came]:
+                continue                     # Turkish: no 180-degree turn
             p = steps[d][sq]
             if king and flying:
                 while p >= 0 and not (blocked >> p) & 1:
@@ -360,7 +369,7 @@ def capture_paths(pos: Position, move: Move, limit: int = 64) -> list[list[int]]
             q = steps[d][p]
             while q >= 0 and not (blocked >> q) & 1:
                 crowned = crowns_on_the_way and bool(promo >> q & 1)
-                walk(q, done | {p}, route + [q], king or crowned)
+                walk(q, done | {p}, route + [q], king or crowned, d)
                 if not (king and flying) or land_behind:
                     break
                 q = steps[d][q]

@@ -16,6 +16,12 @@ from . import movegen as mg
 from .variants import GOAL_BREAKTHROUGH, GOAL_LOSING, INTERNATIONAL, Variant
 
 WHITE, BLACK = 0, 1
+MASK64 = (1 << 64) - 1
+
+
+def signed64(x: int) -> int:
+    """A 64-bit board as the signed int64 a kernel takes (bit 63 is the sign bit)."""
+    return x - (1 << 64) if x >> 63 else x
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,13 +40,28 @@ class Move:
 
 @dataclass(frozen=True, slots=True)
 class Position:
-    """Bitboards of White's and Black's pieces and of kings, side to move, variant."""
+    """Bitboards of White's and Black's pieces and of kings, side to move, variant.
+
+    The boards are plain non-negative Python ints (a kernel's int64 with bit 63 set,
+    Turkish h1, becomes 2**63); :attr:`words` gives them back as the kernels take them.
+    """
 
     white: int
     black: int
     kings: int
     turn: int
     variant: Variant = INTERNATIONAL
+
+    def __post_init__(self):
+        if self.white < 0 or self.black < 0 or self.kings < 0:
+            object.__setattr__(self, "white", int(self.white) & MASK64)
+            object.__setattr__(self, "black", int(self.black) & MASK64)
+            object.__setattr__(self, "kings", int(self.kings) & MASK64)
+
+    @property
+    def words(self) -> tuple[int, int, int, int]:
+        """(white, black, kings, turn) as the kernels take them (signed int64)."""
+        return signed64(self.white), signed64(self.black), signed64(self.kings), self.turn
 
     # ----- squares -------------------------------------------------------------
     def piece_at(self, square: int) -> str:
@@ -99,7 +120,7 @@ def start_position(variant: Variant = INTERNATIONAL) -> Position:
 
 def _to_move(pos: Position, row) -> Move:
     v = pos.variant
-    captured = tuple(sorted(v.bit_square(b) for b in _bits(int(row[2]))))
+    captured = tuple(sorted(v.bit_square(b) for b in _bits(int(row[2]) & MASK64)))
     return Move(v.bit_square(int(row[0])), v.bit_square(int(row[1])), captured,
                 bool(row[3] & mg.FLAG_PROMOTE))
 
@@ -110,7 +131,7 @@ def legal_moves(pos: Position, paths: bool = False) -> list[Move]:
     buf, state = _scratch()
     v = pos.variant
     state[mg._PATHS] = int(paths)
-    n = mg.generate(pos.white, pos.black, pos.kings, pos.turn, v.table, v.steps, buf[0], state)
+    n = mg.generate(*pos.words, v.table, v.steps, buf[0], state)
     state[mg._PATHS] = 0
     return [_to_move(pos, buf[0, i]) for i in range(n)
             for _ in range((int(buf[0, i, 3]) >> mg.PATHS_SHIFT) + 1)]
@@ -159,11 +180,10 @@ def perft(pos: Position, depth: int, bulk: bool = True, stop: np.ndarray | None 
     if stop is None:
         stop = new_stop_flag()
     if table is None:
-        n = int(mg.perft(pos.white, pos.black, pos.kings, pos.turn, depth, bulk,
-                         v.table, v.steps, buf, state, stop))
+        n = int(mg.perft(*pos.words, depth, bulk, v.table, v.steps, buf, state, stop))
     else:
-        n = int(mg.perft_hashed(pos.white, pos.black, pos.kings, pos.turn, depth, bulk,
-                                v.table, v.steps, buf, state, stop, table))
+        n = int(mg.perft_hashed(*pos.words, depth, bulk, v.table, v.steps, buf, state, stop,
+                                table))
     return None if n < 0 else n
 
 

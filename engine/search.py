@@ -432,18 +432,18 @@ class Searcher:
         chain = history[len(history) - counters.king_plies:] if counters.king_plies else []
         self._keys = np.zeros(len(chain) + nm.MAX_PLY + 1, dtype=np.int64)
         for i, p in enumerate(chain):
-            self._keys[i] = board_key(p.white, p.black, p.kings, p.turn, ZOBRIST)
+            self._keys[i] = board_key(*p.words, ZOBRIST)
         self._h0 = len(chain)
-        key = board_key(pos.white, pos.black, pos.kings, pos.turn, ZOBRIST)
+        key = board_key(*pos.words, ZOBRIST)
         self._keys[self._h0] = key
         st = self._st[0]
-        st[nm.F_W], st[nm.F_B], st[nm.F_K], st[nm.F_T] = pos.white, pos.black, pos.kings, pos.turn
+        st[nm.F_W], st[nm.F_B], st[nm.F_K], st[nm.F_T] = pos.words
         st[nm.F_KEY] = key
         st[nm.F_REV], st[nm.F_EG], st[nm.F_ROAD], st[nm.F_STABLE] = counters
         v = pos.variant
         self._tables = (v.table, v.steps, eval_tables(v))
         self._weights = self.evaluation_for(v).weights
-        root_eval = int(evaluate(pos.white, pos.black, pos.kings, pos.turn, v.table,
+        root_eval = int(evaluate(*pos.words, v.table,
                                  self._tables[2], self._weights))
         P = self._params
         P[nm.P_THRESHOLD] = int(self.threshold)

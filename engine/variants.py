@@ -22,6 +22,18 @@ Directions: 0 up-left, 1 up-right, 2 down-left, 3 down-right (diagonals, "up" is
 towards square 1, White's forward), then 4 left, 5 right, 6 up, 7 down (orthogonal
 captures of Frisian: the next square of the same colour on that line).
 
+Turkish draughts plays on all 64 squares with orthogonal moves, which the layout above
+cannot hold (it has no light squares).  It gets the plain 8x8 layout
+(``full_board``): square ``s`` (1 = a8 .. 8 = h8, 9 = a7 .. 64 = h1, pydraughts'
+numbering) lives at bit ``s - 1``, so White's forward step is 8 bits down and a step
+left or right is one bit, masked so that it does not wrap around a row end
+(``V_KEEP``).  Bit 63 (h1) is used: the kernels hold bitboards as signed int64, and
+:class:`~engine.position.Position` hands them over as such (``Position.words``).
+Both layouts are read through the same table entries: the step of each direction
+(``V_STEP``, ``V_KEEP``), the directions of men and kings (``V_MAN_STEPS``,
+``V_MAN_CAPTURES``, ``V_KING_DIRS``) and the ``steps`` table, so the move generator,
+the search and the evaluation are one set of kernels for both.
+
 The :class:`Variant` record also carries what the rest of Rafle needs to know:
 who moves first and the start position, the goal (normal, breakthrough, losing), the
 PDN GameType, the draw-rule parameters, and the conventions of Hub strings that
@@ -62,7 +74,18 @@ V_REVERSIBLE = 20        # plies of king moves without capture that draw (0 = no
 V_ENDGAME = 21           # lone-king rules, see EG_*
 V_RULE_PIECES = 22       # no lone-king or material rule concerns more pieces than this
 V_LONG_DIAGONAL = 23     # the long diagonal a1-h8 (Russian 7.2.7)
-V_SIZE = 24
+V_STEP = 24              # +d: the bit offset of a step in direction d (as a shift amount)
+V_KEEP = 32              # +d: the bits a step in direction d may land on (no wrap-around)
+V_MAN_STEPS = 40         # +turn: directions of a man's quiet steps (bit d: direction d)
+V_MAN_CAPTURES = 42      # +turn: directions of a man's jumps
+V_KING_STEPS = 44        # directions of a king's quiet moves
+V_KING_CAPTURES = 45     # directions of a king's jumps
+V_TURN_BACK = 46         # with passing capture: a king may jump back the way it came (Thai)
+V_FULL_BOARD = 47        # all 64 squares are played (Turkish): the plain 8x8 layout
+V_LANDINGS_APART = 48    # capture-path mode: a king going on straight from each landing
+                         # square is a path of its own (kish's Turkish counts; not dctl's)
+V_DUP_MIN = 49           # fewest captured pieces two paths of one capture can take
+V_SIZE = 50
 
 PREC_NONE = 0       # free choice among captures
 PREC_COUNT = 1      # most pieces (kings and men alike)
@@ -87,9 +110,11 @@ ENDGAME_NONE = ""
 # The endgame rules as the kernels read them from ``table[V_ENDGAME]``, and the most
 # pieces each concerns (FMJD: a lone king against three; Frisian: two kings against one;
 # Russian 7.2.6: a 6-7 piece ending with kings on both sides).
-EG_NONE, EG_FMJD, EG_FRISIAN, EG_RUSSIAN = 0, 1, 2, 3
+ENDGAME_TURKISH = "turkish"    # one piece against one: 2 moves each (pydraughts)
+EG_NONE, EG_FMJD, EG_FRISIAN, EG_RUSSIAN, EG_TURKISH = 0, 1, 2, 3, 4
 KERNEL_ENDGAMES = {ENDGAME_NONE: (EG_NONE, 0), ENDGAME_FMJD: (EG_FMJD, 4),
-                   ENDGAME_FRISIAN: (EG_FRISIAN, 3), ENDGAME_RUSSIAN: (EG_RUSSIAN, 7)}
+                   ENDGAME_FRISIAN: (EG_FRISIAN, 3), ENDGAME_RUSSIAN: (EG_RUSSIAN, 7),
+                   ENDGAME_TURKISH: (EG_TURKISH, 2)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -139,10 +164,16 @@ class Variant:
     max_same_king_moves: int = 0
     square_bits: tuple[int, ...] = ()    # square number -> bit (index 0 unused)
     bit_squares: tuple[int, ...] = ()    # bit -> square number, 0 off the board
+    full_board: bool = False             # all 64 squares, plain 8x8 layout (Turkish)
+
+    @property
+    def per_row(self) -> int:
+        """Squares of a row: half the width, or all of it on a full board."""
+        return self.width if self.full_board else self.width // 2
 
     @property
     def nsquares(self) -> int:
-        return self.width * self.width // 2
+        return self.width * self.per_row
 
     def square_bit(self, square: int) -> int:
         """Internal bit of a 1-based square number."""
@@ -154,6 +185,8 @@ class Variant:
 
     def coords(self, square: int) -> tuple[int, int]:
         """(row from the top, column from the left) of a square, as a player sees it."""
+        if self.full_board:
+            return divmod(square - 1, self.width)
         row, col = _coords(self.width, _layout_square(self, square))
         return (row, self.width - 1 - col) if self.mirrored else (row, col)
 
@@ -162,6 +195,8 @@ class Variant:
         w = self.width
         if not (0 <= row < w and 0 <= col < w):
             return None
+        if self.full_board:
+            return row * w + col + 1
         if self.mirrored:
             col = w - 1 - col
         if (row + col) % 2 == 0:
@@ -254,6 +289,18 @@ def _make(name, hub_name, width, *, man_back_capture, flying_king, precedence,
     table[V_ENDGAME], table[V_RULE_PIECES] = KERNEL_ENDGAMES[rule("endgame")]
     table[V_LONG_DIAGONAL] = sum(1 << bit(s) for s in range(1, n + 1)
                                  if sum(_coords(width, s)) == width - 1)
+    # The same steps as directions: diagonals by the shifts above, the orthogonal
+    # neighbours of the same colour (Frisian) one bit along a row, two rows up or down.
+    table[V_STEP:V_STEP + 8] = (-(half + 1), -half, half, half + 1, -1, 1, -(width + 1), width + 1)
+    table[V_KEEP:V_KEEP + 8] = -1
+    all_dirs = (1 << table[V_CAPTURE_DIRS]) - 1
+    table[V_MAN_STEPS], table[V_MAN_STEPS + 1] = 0b0011, 0b1100
+    table[V_MAN_CAPTURES] = all_dirs if man_back_capture else 0b0011
+    table[V_MAN_CAPTURES + 1] = all_dirs if man_back_capture else 0b1100
+    table[V_KING_STEPS] = 0b1111
+    table[V_KING_CAPTURES] = all_dirs
+    table[V_TURN_BACK] = passing_capture
+    table[V_DUP_MIN] = 3
     table.flags.writeable = False
     steps = _build_steps(width)
     steps.flags.writeable = False
@@ -263,6 +310,62 @@ def _make(name, hub_name, width, *, man_back_capture, flying_king, precedence,
     square_bits, bit_squares = _numbering(width, record.get("mirrored", False))
     return Variant(name, hub_name, width, white_starts, table, steps,
                    square_bits=square_bits, bit_squares=bit_squares, **record)
+
+
+def _signed(x: int) -> int:
+    """A 64-bit mask as the signed int64 the kernels hold."""
+    return x - (1 << 64) if x >> 63 else x
+
+
+def _make_full(name, hub_name, *, precedence, reversible_plies, endgame, **record) -> Variant:
+    """A variant of the plain 8x8 layout (all 64 squares, see the module docstring):
+    men step and jump forward, left and right; kings fly orthogonally; jumped pieces leave
+    the board at once and a capture may not turn back (Turkish)."""
+    width = 8
+    table = np.zeros(V_SIZE, dtype=np.int64)
+    table[V_BOARD] = -1
+    table[V_PROMO_WHITE] = 0xFF                       # row 8 (a8..h8)
+    table[V_PROMO_BLACK] = _signed(0xFF << 56)         # row 1 (a1..h1)
+    table[V_MAN_BACK_CAPTURE] = 0
+    table[V_FLYING_KING] = 1
+    table[V_PRECEDENCE] = precedence
+    table[V_PASSING_CAPTURE] = 1
+    table[V_MAN_TAKES_KING] = 1
+    table[V_CAPTURE_DIRS] = 8
+    table[V_NSQUARES] = 64
+    table[V_WIDTH] = width
+    table[V_GOAL] = KG_NORMAL
+    table[V_REPETITIONS] = record.get("repetitions", 3)
+    table[V_REVERSIBLE] = reversible_plies
+    table[V_ENDGAME], table[V_RULE_PIECES] = KERNEL_ENDGAMES[endgame]
+    # left, right, up, down: one bit along a row, a row's 8 bits up or down; a step
+    # left may not land on column h (it wrapped), right not on column a, and up keeps
+    # the top byte clear (the sign bit an arithmetic shift would copy).
+    table[V_STEP + 4:V_STEP + 8] = (-1, 1, -8, 8)
+    table[V_KEEP:V_KEEP + 4] = 0
+    table[V_KEEP + 4] = 0x7F7F7F7F7F7F7F7F
+    table[V_KEEP + 5] = _signed(0xFEFEFEFEFEFEFEFE)
+    table[V_KEEP + 6] = 0x00FFFFFFFFFFFFFF
+    table[V_KEEP + 7] = -1
+    table[V_MAN_STEPS] = table[V_MAN_CAPTURES] = 0b0111_0000           # left, right, up
+    table[V_MAN_STEPS + 1] = table[V_MAN_CAPTURES + 1] = 0b1011_0000   # left, right, down
+    table[V_KING_STEPS] = table[V_KING_CAPTURES] = 0b1111_0000
+    table[V_TURN_BACK] = 0
+    table[V_FULL_BOARD] = 1
+    table[V_LANDINGS_APART] = 1
+    table[V_DUP_MIN] = 2
+    table.flags.writeable = False
+    steps = np.full((NDIRS, 64), -1, dtype=np.int64)
+    for b in range(64):
+        row, col = divmod(b, width)
+        for d, (dr, dc) in ((4, (0, -1)), (5, (0, 1)), (6, (-1, 0)), (7, (1, 0))):
+            if 0 <= row + dr < width and 0 <= col + dc < width:
+                steps[d, b] = (row + dr) * width + col + dc
+    steps.flags.writeable = False
+    return Variant(name, hub_name, width, True, table, steps,
+                   square_bits=(0, *range(64)), bit_squares=tuple(range(1, 65)),
+                   full_board=True, reversible_plies=reversible_plies, endgame=endgame,
+                   **record)
 
 
 # ----- 10x10 ---------------------------------------------------------------------
@@ -313,8 +416,19 @@ THAI = _make("thai", "thai", 8, man_back_capture=False, flying_king=True,
              precedence=PREC_NONE, land_behind=True, passing_capture=True, gametype=31,
              start_rows=2, endgame=ENDGAME_NONE)
 
+# ----- 8x8, all 64 squares ---------------------------------------------------------
+
+# Turkish draughts (spec/rules.md 4.12).  Squares 1..64 from a8, row by row (pydraughts'
+# numbering); White on rows 2-3 (squares 41-56), Black on rows 6-7 (9-24).  Draws:
+# threefold repetition; one piece against one after 2 moves each (pydraughts); 150 plies
+# of reversible moves (kings, men stepping sideways) without capture (kish's limit).
+TURKISH = _make_full("turkish", "turkish", precedence=PREC_COUNT, reversible_plies=150,
+                     endgame=ENDGAME_TURKISH, gametype=30, algebraic=True, hub_from_a1=True,
+                     start_white=tuple(range(41, 57)), start_black=tuple(range(9, 25)),
+                     aliases=("dama",))
+
 ALL = (INTERNATIONAL, KILLER, BREAKTHROUGH, FRISIAN, LOSING, FRYSK,
-       RUSSIAN, BRAZILIAN, ENGLISH, ITALIAN, SPANISH, CZECH, THAI, POOL)
+       RUSSIAN, BRAZILIAN, ENGLISH, ITALIAN, SPANISH, CZECH, THAI, POOL, TURKISH)
 VARIANTS = {v.name: v for v in ALL}
 HUB_NAMES = {v.hub_name: v for v in ALL}
 ALIASES = {alias: v for v in ALL for alias in v.aliases}

@@ -90,6 +90,9 @@ def load(path: str | Path, variant) -> Evaluation:
             version = str(data["version"])
     except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as exc:
         raise WeightsError(f"cannot read the weight file {path}: {exc}") from None
+    if variant.full_board:
+        raise WeightsError(f"the pattern evaluation reads the dark squares of a diagonal board; "
+                           f"{variant.name} plays with the hand evaluation")
     if width != variant.width:
         raise WeightsError(f"the weight file {path} is for a {width}x{width} board, "
                            f"not {variant.name}'s {variant.width}x{variant.width}")

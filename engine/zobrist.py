@@ -49,4 +49,4 @@ def move_key(key, kings, turn, frm, to, captured, promotes, Z):
 
 def position_key(pos) -> int:
     """The Zobrist key of a :class:`~engine.position.Position`."""
-    return int(board_key(pos.white, pos.black, pos.kings, pos.turn, ZOBRIST))
+    return int(board_key(*pos.words, ZOBRIST))

@@ -11,14 +11,15 @@ without capture), 16-move rule (a lone king against three pieces with a king, 16
 each) and 5-move rule (against one or two pieces with a king, 5 moves each), counted
 after the move that brings the balance about.  Frisian: two kings against one, 7 moves
 each; king against king, 2 moves each.  Russian and Brazilian: fmjd64 7.2.4-7.2.8, each
-counted on its own (see ``_russian``).
+counted on its own (see ``_russian``).  Turkish: one piece against one, 2 moves each; a
+man's sideways step is reversible like a king move (75 moves each of them draw).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from engine import BLACK, INTERNATIONAL, WHITE, Move, Position, Variant
-from engine.variants import ENDGAME_FMJD, ENDGAME_FRISIAN, ENDGAME_RUSSIAN
+from engine.variants import ENDGAME_FMJD, ENDGAME_FRISIAN, ENDGAME_RUSSIAN, ENDGAME_TURKISH
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +104,8 @@ def ending_rule(pos: Position) -> int:
         return {3: 7, 2: 2}.get(wk + bk, 0)
     elif kind == ENDGAME_RUSSIAN:
         return _russian(pos).ending
+    elif kind == ENDGAME_TURKISH and wm + wk == 1 and bm + bk == 1:
+        return 2
     return 0
 
 
@@ -122,6 +125,9 @@ def _count_on(moves: tuple[int, int], mover: int) -> tuple[int, int]:
 def advance(counters: Counters, pos: Position, move: Move, after: Position) -> Counters:
     """Counters after ``move`` is played in ``pos`` (giving ``after``)."""
     king_move = pos.piece_at(move.frm) in "WB" and not move.captured
+    if pos.variant.endgame == ENDGAME_TURKISH and not move.captured and not move.promotes:
+        # A man stepping along its row can step back: reversible, as a king move is.
+        king_move = king_move or pos.variant.coords(move.frm)[0] == pos.variant.coords(move.to)[0]
     king_plies = counters.king_plies + 1 if king_move else 0
     if pos.variant.endgame == ENDGAME_RUSSIAN:
         return _advance_russian(counters, pos.turn, move, after, king_plies)
@@ -163,6 +169,8 @@ def draw_reason(counters: Counters, variant: Variant = INTERNATIONAL) -> str | N
         if reason:
             return reason
     elif counters.ending and counters.ending_plies >= 2 * counters.ending:
+        if variant.endgame == ENDGAME_TURKISH:
+            return f"{counters.ending}-move rule (one piece each)"
         return f"{counters.ending}-move rule"
     limit = variant.reversible_plies
     if limit and counters.king_plies >= limit:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 DIAGONAL = ((-1, -1), (-1, 1), (1, -1), (1, 1))
 ORTHOGONAL = ((0, -2), (0, 2), (-2, 0), (2, 0))   # next dark square on a row / column
+ROOK = ((0, -1), (0, 1), (-1, 0), (1, 0))          # next square on a row / column (Turkish)
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,10 @@ class Rules:
     men_take_kings: bool = True
     halt_behind_king: bool = False   # Killer
     land_behind: bool = False        # Thai: a king lands right behind the piece
-    passing_capture: bool = False    # Thai: jumped pieces leave at once
+    passing_capture: bool = False    # Thai, Turkish: jumped pieces leave at once
+    full_board: bool = False         # Turkish: all 64 squares, square 1 = a8, rook-wise moves
+    turn_back: bool = True           # with passing capture: a king may jump back (not Turkish)
+    landings_apart: bool = False     # paths: a king stops on each landing square (kish)
 
 
 INTERNATIONAL = Rules(10, True, True, "count")
@@ -51,11 +55,16 @@ RULES = {
     "spanish": Rules(8, False, True, "spanish", italian_board=True),
     "czech": Rules(8, False, True, "czech"),
     "thai": Rules(8, False, True, "none", land_behind=True, passing_capture=True),
+    "turkish": Rules(8, False, True, "count", passing_capture=True, full_board=True,
+                     turn_back=False, landings_apart=True),
 }
 
 
 def coords(rules: Rules, square: int) -> tuple[int, int]:
-    """Row and column of a square: dark squares numbered left to right from the top."""
+    """Row and column of a square: dark squares numbered left to right from the top
+    (every square on a full board)."""
+    if rules.full_board:
+        return divmod(square - 1, rules.size)
     half = rules.size // 2
     row, i = divmod(square - 1, half)
     first_dark = (row + (0 if rules.italian_board else 1)) % 2
@@ -66,6 +75,8 @@ def square_at(rules: Rules, row: int, col: int) -> int | None:
     n = rules.size
     if not (0 <= row < n and 0 <= col < n):
         return None
+    if rules.full_board:
+        return row * n + col + 1
     dark = (row + col) % 2 == (0 if rules.italian_board else 1)
     if not dark:
         return None
@@ -82,6 +93,8 @@ def _far_row(rules: Rules, side: str) -> int:
 
 def _capture_dirs(rules: Rules, side: str, king: bool):
     forward = -1 if side == "W" else 1
+    if rules.full_board:     # men: sideways and forward; kings: all four ways
+        return [d for d in ROOK if king or d[0] != -forward]
     dirs = list(DIAGONAL)
     if not king and not rules.men_back:
         dirs = [d for d in dirs if d[0] == forward]
@@ -110,11 +123,14 @@ def _captures_from(rules, board, side, start, king_start, found, paths=False):
             return False             # Thai: jumped pieces are gone at once
         return sq in board
 
-    def jumps(square, king, taken):
-        """(victim, [landing squares]) of each jump from ``square``."""
+    def jumps(square, king, taken, came=None):
+        """(victim, [landing squares], direction) of each jump from ``square``; not
+        straight back along ``came`` where a capture may not turn 180 degrees."""
         row, col = coords(rules, square)
         out = []
         for dr, dc in _capture_dirs(rules, side, king):
+            if not rules.turn_back and came == (-dr, -dc):
+                continue
             r, c = row + dr, col + dc
             if king and rules.flying:
                 while square_at(rules, r, c) is not None and not occupied(square_at(rules, r, c), taken):
@@ -134,11 +150,11 @@ def _captures_from(rules, board, side, start, king_start, found, paths=False):
                     break
                 r, c = r + dr, c + dc
             if lands:
-                out.append((victim, lands))
+                out.append((victim, lands, (dr, dc)))
         return out
 
-    def extend(square, king, crowned, taken, path, trail=()):
-        for victim, lands in jumps(square, king, taken):
+    def extend(square, king, crowned, taken, path, trail=(), came=None):
+        for victim, lands, way in jumps(square, king, taken, came):
             now = taken | {victim}
             steps = []
             for land in lands:
@@ -146,16 +162,16 @@ def _captures_from(rules, board, side, start, king_start, found, paths=False):
                 if not king and coords(rules, land)[0] == far:
                     if rules.passing_promotion:
                         k, c = True, True
-                    elif not rules.men_back:
+                    elif not rules.men_back and not rules.full_board:
                         c = True          # crowned, and a forward-only man stops here
                 steps.append((land, k, c))
             # A capture must be completed: if some landing square lets it go on, the
             # piece must land on one of those (Russian rule for flying kings).
-            going_on = [s for s in steps if jumps(s[0], s[1], now)
+            going_on = [s for s in steps if jumps(s[0], s[1], now, way)
                         and not (s[2] and not s[1])]
             if going_on:
                 for land, k, c in going_on:
-                    extend(land, k, c, now, path + [victim], trail + ((victim, land),))
+                    extend(land, k, c, now, path + [victim], trail + ((victim, land),), way)
                 continue
             if king and rules.halt_behind_king and board[victim].isupper():
                 steps = steps[:1]
@@ -175,13 +191,16 @@ def _path(rules, jumps) -> tuple:
     """A capture path as (victim, landing square) jumps.  A king that jumps on along the
     same line did not stop between the two jumps: where it could have 'landed' there is
     not part of the path (landing on 22 or on 27 before jumping 31 on line 13-36 is one
-    path), so that landing square is left out."""
+    path), so that landing square is left out.  Turkish pieces leave the board as they
+    are jumped and the king stops on each landing square: there (``landings_apart``,
+    kish's counts) every landing square is part of the path."""
     def line(victim, land):
         (r1, c1), (r2, c2) = coords(rules, victim), coords(rules, land)
         return ((r2 > r1) - (r2 < r1), (c2 > c1) - (c2 < c1))
     out = []
     for i, (victim, land) in enumerate(jumps):
-        same = i + 1 < len(jumps) and line(*jumps[i + 1]) == line(victim, land)
+        same = (not rules.landings_apart and i + 1 < len(jumps)
+                and line(*jumps[i + 1]) == line(victim, land))
         out.append((victim, None if same else land))
     return tuple(out)
 
@@ -214,8 +233,8 @@ def quiet_moves(rules: Rules, board: dict, side: str) -> set:
         if not own(piece, side):
             continue
         row, col = coords(rules, start)
-        for dr, dc in DIAGONAL:
-            if piece.islower() and dr != forward:
+        for dr, dc in ROOK if rules.full_board else DIAGONAL:
+            if piece.islower() and dr != forward and not (rules.full_board and dr == 0):
                 continue
             r, c = row + dr, col + dc
             while square_at(rules, r, c) is not None and square_at(rules, r, c) not in board:

@@ -21,7 +21,7 @@ import pytest
 
 import slow_draw_rules as twin
 from engine import (INTERNATIONAL, VARIANTS, Game, Limits, Position, Searcher, get_variant,
-                    legal_moves, move_from_hub, parse_position, play)
+                    legal_moves, parse_position, play)
 from engine import negamax as nm
 from engine.game import root_counters
 from engine.movegen import new_move_buffer, new_state
@@ -47,10 +47,9 @@ def verdict(positions: list[Position], counters=None) -> int:
     pos = positions[-1]
     if counters is None:
         counters = root_counters(positions[:-1], pos)
-    keys = np.array([board_key(p.white, p.black, p.kings, p.turn, ZOBRIST) for p in positions],
-                    dtype=np.int64)
+    keys = np.array([board_key(*p.words, ZOBRIST) for p in positions], dtype=np.int64)
     at = len(positions) - 1
-    return int(nm.rule_verdict(pos.white, pos.black, pos.kings, pos.turn, *counters, keys, at,
+    return int(nm.rule_verdict(*pos.words, *counters, keys, at,
                                at + 1, pos.variant.table, pos.variant.steps,
                                new_move_buffer(1)[0], new_state()))
 
@@ -67,7 +66,7 @@ def sparse_position(variant, rng: random.Random) -> Position:
         for _ in range(rng.randint(1, 4)):
             square = squares.pop()
             bit = 1 << variant.square_bit(square)
-            crown = variant.table[V_PROMO_WHITE if side == 0 else V_PROMO_BLACK]
+            crown = int(variant.table[V_PROMO_WHITE if side == 0 else V_PROMO_BLACK])
             if bit & crown:
                 return sparse_position(variant, rng)
             if rng.random() < 0.7 and variant.goal != GOAL_BREAKTHROUGH:
@@ -156,7 +155,7 @@ def history_of(pos: Position, plies: int, *, men_move: bool = False,
         mover = 1 - cur.turn
         own = cur.white if mover == 0 else cur.black
         pieces = own & ~cur.kings if men_move and own & ~cur.kings else own & cur.kings
-        crown = v.table[V_PROMO_WHITE if mover == 0 else V_PROMO_BLACK]
+        crown = int(v.table[V_PROMO_WHITE if mover == 0 else V_PROMO_BLACK])
         bits = [b for b in range(64) if pieces >> b & 1]
         empty = [v.square_bit(s) for s in range(1, v.nsquares + 1)
                  if not (1 << v.square_bit(s)) & (cur.white | cur.black)]

@@ -587,7 +587,8 @@ def test_clock_budgets():
     (["--variant", "english", "--connect", "127.0.0.1:1"], "DXP plays international draughts only"),
     (["--variant", "frisian"], "frisian (10x10) cannot be played"),
     (["--variant", "bt"], "breakthrough (10x10) cannot be played"),
-    (["--variant", "turkish"], "unknown variant"),
+    (["--variant", "turkish"], "turkish (8x8) cannot be played"),
+    (["--variant", "shogi"], "unknown variant"),
 ])
 def test_command_line_errors(argv, words, capsys):
     from protocol.dxp import cli as front

@@ -40,7 +40,7 @@ def replayed(state) -> Game:
 def test_handshake_and_the_start(base):
     page = Page(base)
     setup = [m for m in page.seen if m["type"] == "setup"][0]
-    assert len(setup["variants"]) == 14 and "easy" in setup["levels"]
+    assert len(setup["variants"]) == 15 and "easy" in setup["levels"]
     s = page.state
     assert s["variant"] == "international" and s["turn"] == "white"
     assert s["pieces"].count("w") == 20 and s["pieces"].count("b") == 20
@@ -169,6 +169,13 @@ def test_fen_set_up_and_new_games_of_every_kind(page):
     page.send("new", variant="english", white={"kind": "human"}, black={"kind": "human"})
     s = page.expect("state", lambda s: s["variant"] == "english")
     assert s["turn"] == "black" and len(s["moves"]) == 7
+    page.send("new", variant="turkish", white={"kind": "human"}, black={"kind": "human"})
+    s = page.expect("state", lambda s: s["variant"] == "turkish")
+    assert len(s["coords"]) == 64 and s["names"]["1"] == "a8" and s["coords"]["64"] == [7, 7]
+    assert len(s["moves"]) == 8 and s["fen"].startswith("W:Wa3,")
+    page.send("move", text="d3-d4")
+    s = page.expect("state", lambda s: s["ply"] == 1)
+    assert s["record"][0]["text"] == "d3-d4" and s["pieces"][35] == "w"
 
 
 @pytest.mark.parametrize("request_, says", [

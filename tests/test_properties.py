@@ -52,7 +52,7 @@ def positions(draw, variant=None):
         for _ in range(rng.randint(1, 12)):
             square = squares.pop()
             bit = 1 << v.square_bit(square)
-            if bit & v.table[V_PROMO_WHITE if side == 0 else V_PROMO_BLACK] or rng.random() < 0.3:
+            if bit & int(v.table[V_PROMO_WHITE if side == 0 else V_PROMO_BLACK]) or rng.random() < 0.3:
                 kings |= bit
             if side == 0:
                 white |= bit

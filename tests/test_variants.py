@@ -63,14 +63,15 @@ def test_reference_perft(name, fen, depth, nodes):
     assert perft(parse_position(fen, get_variant(name)), depth) == nodes
 
 
-# Every capture path a move: international's counts too; Turkish is not played yet.
-PATH_CASES = reference_cases(merged=False, leave_out=("turkish",))
+# Every capture path a move: international's counts too, and Turkish's (kish's counts,
+# which also count a position without moves as a leaf: none occurs within these depths).
+PATH_CASES = reference_cases(merged=False, leave_out=())
 
 
-def test_the_counts_that_keep_duplicates_cover_eleven_variants():
+def test_the_counts_that_keep_duplicates_cover_twelve_variants():
     assert {c.values[0] for c in PATH_CASES} == {
         "international", "killer", "frisian", "english", "russian", "brazilian", "pool", "italian",
-        "spanish", "czech", "thai"}
+        "spanish", "czech", "thai", "turkish"}
     assert sum(1 for c in PATH_CASES if not c.marks) >= 80
 
 
@@ -102,7 +103,7 @@ def moves_of(pos: Position) -> set:
 
 def build(v, pieces: dict, turn: int) -> Position:
     """A position from {square: 'w'|'b'|'W'|'B'}; men on their crowning row become kings."""
-    half, n = v.width // 2, v.nsquares
+    half, n = v.per_row, v.nsquares
     white = black = kings = 0
     for s, p in pieces.items():
         bit = 1 << v.square_bit(s)
@@ -144,7 +145,7 @@ def king_hunt(v, rng):
 def crowning(v, rng):
     """Men of the side to move one to three rows before crowning, enemies near that row."""
     turn = rng.randint(0, 1)
-    half, w = v.width // 2, v.width
+    half, w = v.per_row, v.width
     rows = range(1, 4) if turn == WHITE else range(w - 4, w - 1)
     near = range(0, 5) if turn == WHITE else range(w - 5, w)
     pieces = {}
@@ -359,8 +360,10 @@ def test_variant_names_and_aliases():
                            ("checkers", "english"), (" Russian ", "russian")):
         assert get_variant(name).name == expected
     assert {v.hub_name for v in ALL} >= {"normal", "killer", "bt", "frisian", "losing", "frysk",
-                                          "russian", "brazilian", "english", "italian"}
+                                          "russian", "brazilian", "english", "italian",
+                                          "turkish"}
+    assert get_variant("dama") is get_variant("turkish")
     with pytest.raises(BadInput, match="unknown variant"):
-        get_variant("turkish")
+        get_variant("shogi")
 
 

@@ -20,6 +20,7 @@ agrees with Rafle move for move.
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 import pytest
 
@@ -33,10 +34,11 @@ import slow_rules_variants as twin  # noqa: E402
 from test_variants import KINDS, board_of  # noqa: E402
 
 # Rafle's name -> pydraughts' name.  Killer, Spanish, Czech, Thai and Pool are not in
-# pydraughts 0.6.7; its Turkish is not in Rafle.
+# pydraughts 0.6.7.
 PYDRAUGHTS = {"international": "standard", "english": "english", "italian": "italian",
               "russian": "russian", "brazilian": "brazilian", "frisian": "frisian",
-              "frysk": "frysk!", "antidraughts": "antidraughts", "breakthrough": "breakthrough"}
+              "frysk": "frysk!", "antidraughts": "antidraughts", "breakthrough": "breakthrough",
+              "turkish": "turkish"}
 # pydraughts spends seconds on a Frisian position with many kings.
 POSITIONS = {"frisian": 12, "frysk": 12}
 
@@ -46,8 +48,11 @@ def their_board(pos):
 
 
 def their_moves(pos, board):
-    """pydraughts' legal moves, read back through Rafle's Hub move codec."""
-    return {move_from_hub(pos, m.hub_move) for m in board.legal_moves()}
+    """pydraughts' legal moves, read back through Rafle's Hub move codec (less the
+    Turkish king moves of its known bug, :func:`turkish_king_jumps`)."""
+    bugged = turkish_king_jumps(pos, board)
+    return {move_from_hub(pos, m.hub_move) for m in board.legal_moves()
+            if m.hub_move not in bugged}
 
 
 def check_position(pos, depth):
@@ -58,16 +63,82 @@ def check_position(pos, depth):
     if theirs != ours and not known_frisian_gap(pos, theirs, ours):
         assert theirs == ours, pos_to_fen(pos)
     if depth > 1:
+        bugged = turkish_king_jumps(pos, board)
         for theirs in board.legal_moves():
+            if theirs.hub_move in bugged:
+                continue
             move = move_from_hub(pos, theirs.hub_move)
             after = play(pos, move)
             child = board.copy()
             child.push(theirs)
             assert pos_from_fen(child.fen, pos.variant) == after, (pos_to_fen(pos), theirs.hub_move)
-            theirs_after = their_moves(after, their_board(after))
+            board_after = their_board(after)
+            theirs_after = their_moves(after, board_after)
             if not known_frisian_gap(after, theirs_after, set(legal_moves(after))):
                 assert theirs_after == set(legal_moves(after)), pos_to_fen(after)
     return any(m.captured for m in ours)
+
+
+def turkish_king_jumps(pos, board) -> set:
+    """pydraughts 0.6.7's Turkish bug: a king's quiet move may pass over pieces.  The quiet
+    king moves it lists that pass over a piece (their Hub strings, read square by square
+    here), to be left out of the comparison; every other move must agree."""
+    if pos.variant.name != "turkish" or any(m.captures for m in board.legal_moves()):
+        return set()
+    occupied = {s for s in range(1, 65) if pos.piece_at(s) != "e"}
+    out = set()
+    for m in board.legal_moves():
+        if m.captures:
+            continue
+        move = _quiet_any(pos, m.hub_move)
+        (r1, c1), (r2, c2) = pos.variant.coords(move.frm), pos.variant.coords(move.to)
+        dr, dc = (r2 > r1) - (r2 < r1), (c2 > c1) - (c2 < c1)
+        between = {pos.variant.square_at(r1 + k * dr, c1 + k * dc)
+                   for k in range(1, max(abs(r2 - r1), abs(c2 - c1)))}
+        if between & occupied:
+            out.add(m.hub_move)
+    return out
+
+
+def _quiet_any(pos, hub_move):
+    """A quiet move written in Hub notation, legal or not (pydraughts' bugged king moves)."""
+    frm, to = (int(x) for x in hub_move.split("-"))
+    return Move(_from_a1(frm), _from_a1(to))
+
+
+def _from_a1(n):
+    row, col = divmod(n - 1, 8)           # pydraughts' Turkish Hub moves: from a1 upwards
+    return (7 - row) * 8 + col + 1
+
+
+def test_the_turkish_king_bug_is_the_one_the_issue_names():
+    pos = pos_from_fen("W:Wa2,b2,d2,e2,f2,h2,a3,b3,d3,f3,g3,h3,b5,Ka8:Bh5,f7,h7",
+                       get_variant("turkish"))
+    board = their_board(pos)
+    assert len(board.legal_moves()) == 30 and len(legal_moves(pos)) == 29
+    assert turkish_king_jumps(pos, board) == {"57-1"}       # a8 over a2..a7 to a1
+    assert their_moves(pos, board) == set(legal_moves(pos))
+
+
+def test_turkish_capture_paths_agree_with_pydraughts():
+    """The keep-duplicates convention: pydraughts lists a capture once per path (a king
+    stopping on another square before going on straight is another path), as Rafle's
+    capture-path mode does."""
+    v = get_variant("turkish")
+    rng = random.Random(30)
+    several = 0
+    for i in range(100):
+        pos = KINDS[i % len(KINDS)](v, rng)
+        board = their_board(pos)
+        theirs = Counter(move_from_hub(pos, m.hub_move) for m in board.legal_moves()
+                         if m.captures)
+        ours = Counter(m for m in legal_moves(pos, paths=True) if m.captured)
+        assert theirs == ours, pos_to_fen(pos)
+        several += sum(ours.values()) > len(ours)
+    pos = pos_from_fen("W:WKg5,a3,b3,c3,d3,e3,f3,h3,a2,b2,c2,d2,e2,f2,h2:"
+                       "Ba7,b7,c7,d7,e7,f7,h7,a6,c6,d6,f6,h6,b5,e5", v)
+    assert len(their_board(pos).legal_moves()) == len(legal_moves(pos, paths=True)) == 2
+    assert len(legal_moves(pos)) == 1
 
 
 def known_frisian_gap(pos, theirs, ours) -> bool:

@@ -28,7 +28,7 @@ _SQUARES = re.compile(r"(k?)(\d+)(?:-(\d+))?(k?)", re.I)
 
 def crowning_row(variant: Variant, side: int) -> range:
     """Squares where ``side``'s men are crowned (White moves towards square 1)."""
-    half = variant.width // 2
+    half = variant.per_row
     n = variant.nsquares
     return range(1, half + 1) if side == WHITE else range(n - half + 1, n + 1)
 

@@ -103,9 +103,12 @@ export class Board {
       for (let c = 0; c < w; c++)
         el("rect", { x: c * CELL, y: r * CELL, width: CELL, height: CELL,
                      class: (r + c) % 2 ? "sq-dark" : "sq-light" }, svg);
+    // Turkish plays on every square: keep the board chequered.
+    const full = Object.keys(s.coords).length === w * w;
     for (const sq of Object.keys(s.coords).map(Number)) {
       const [x, y] = this.xy(sq);
-      let cls = "sq-dark";
+      const [r, c] = s.coords[sq];
+      let cls = full && (r + c) % 2 === 0 ? "sq-light" : "sq-dark";
       if (targets.has(sq)) cls = "sq-target";
       else if (lastSquares.has(sq)) cls = "sq-last";
       el("rect", { x: x - CELL / 2, y: y - CELL / 2, width: CELL, height: CELL, class: cls,
