@@ -358,8 +358,8 @@ def capture_paths(pos: Position, move: Move, limit: int = 64) -> list[list[int]]
         # Thai: jumped pieces leave the board at once.
         blocked = occupied & ~sum(1 << b for b in done) if passing_capture else occupied
         for d in (king_dirs if king else man_dirs):
-            if passing_capture and not turn_back and came >= 0 and d == REVERSE[came]:
-                continue                     # Turkish: no 180-degree turn
+            if not turn_back and came >= 0 and d == REVERSE[came]:
+                continue                     # no 180-degree turn (Thai allows it)
             p = steps[d][sq]
             if king and flying:
                 while p >= 0 and not (blocked >> p) & 1:

@@ -14,6 +14,7 @@ the other variants (``test_variants.py``, ``test_variants_pydraughts.py``).  Her
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -24,10 +25,11 @@ from pathlib import Path
 import pytest
 
 from engine import (
-    WHITE, BadInput, Game, get_variant, legal_moves, move_from_hub, move_from_pdn,
+    WHITE, BadInput, Game, Position, get_variant, legal_moves, move_from_hub, move_from_pdn,
     move_to_hub, move_to_pdn, parse_position, perft, play, pos_from_fen, pos_from_hub,
     pos_to_fen, pos_to_hub, square_name, start_position,
 )
+from engine.variants import V_TURN_BACK
 from test_variants import KINDS
 
 V = get_variant("turkish")
@@ -91,11 +93,17 @@ def test_jumped_pieces_leave_at_once_so_a_king_may_cross_a_square_twice():
 
 
 def test_a_capture_may_not_turn_back_180_degrees():
-    # Kd4 takes d5 upwards (landing d6, d7 or d8); going back down over d3 would be a
-    # 180-degree turn: d3 is left, and each capture takes one piece.
+    # Kd4 takes d5 upwards (landing d6, d7 or d8); going back down over d2 would be a
+    # 180-degree turn: d2 is left, and each capture takes one piece.
     p = pos("W:WKd4:Bd5,d2,h8")
     assert {len(m.captured) for m in legal_moves(p)} == {1}
-    # The same pieces on a Thai-like rule (turning back allowed) would give two.
+    # The same board with turning back allowed (Thai's switch) takes both.
+    table = V.table.copy()
+    table[V_TURN_BACK] = 1
+    table.flags.writeable = False
+    turning = dataclasses.replace(V, name="turkish+turn-back", table=table)
+    p = Position(p.white, p.black, p.kings, p.turn, turning)
+    assert {len(m.captured) for m in legal_moves(p)} == {2}
 
 
 def test_a_man_reaching_the_last_row_mid_capture_goes_on_as_a_man():
@@ -134,7 +142,7 @@ def test_sideways_steps_count_as_reversible_for_repetition():
 
 def test_fen_is_pydraughts_form_both_ways():
     p = pos("W:Wa2,b2,Kd4:Bh7,Ka8")
-    assert pos_to_fen(p) == "W:Wd4,a2,b2:BKa8,h7".replace("Wd4", "WKd4")
+    assert pos_to_fen(p) == "W:WKd4,a2,b2:BKa8,h7"
     assert pos(pos_to_fen(p)) == p
     assert parse_position(pos_to_hub(p), V) == p
     assert pos_from_hub(pos_to_hub(p), V) == p
