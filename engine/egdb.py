@@ -28,10 +28,15 @@ probe needs no search.  Only variants whose goal is the normal one have database
 
 **Build** (:func:`solve_pass`): every position of a slice is first valued from its moves
 (no move: lost; a move to a position lost for the opponent: won; every move to a position
-won for the opponent: lost); positions left unknown are valued again, pass after pass,
-until a pass changes nothing; what is still unknown then is a draw (neither side can force
-anything).  Passes run on several threads over parts of the unknown positions; a value
-once set never changes, so what one thread reads of another's writes is always right.
+won for the opponent: lost).  Then the values spread backwards: the positions decided in a
+pass mark their *predecessors* in the slice (:func:`mark_predecessors`: the positions one
+quiet move before them, found by moving a piece of the side that just moved backwards), and
+the next pass values again only the marked positions still unknown.  A position is looked
+at again only when one of its children changed, not in every pass as in a plain forward
+iteration.  When a pass decides nothing, what is still unknown is a draw (neither side can
+force anything).  Passes run on several threads over parts of the positions; a value once
+set never changes, and a mark is only ever set, so what one thread reads of another's
+writes is always right.
 A slice whose colour mirror (``bm, bk, wm, wk``) is built already is not solved but read
 from it (:func:`mirror_fill`): that halves the build.
 """
@@ -50,13 +55,15 @@ from numba import njit
 
 from .bits import lsb_index, popcount
 from .movegen import MAX_MOVES, STATE_SIZE, generate, make
-from .variants import GOAL_NORMAL, V_BOARD, V_PROMO_BLACK, V_PROMO_WHITE
+from .variants import (GOAL_NORMAL, V_BOARD, V_FLYING_KING, V_KING_STEPS, V_MAN_STEPS,
+                       V_PROMO_BLACK, V_PROMO_WHITE)
 
 FORMAT = "rafle-egdb-1"
 MAX_PIECES = 7                 # a count of one kind is below 8 (3 bits of a slice code)
 UNKNOWN, WIN, LOSS, INVALID = 0, 1, 2, 3
 DRAW = 0                       # in a finished slice, UNKNOWN has become DRAW
 NO_SLICE = -1
+CHUNK_SHIFT = 12               # marks of the build are looked for a chunk of 4096 at a time
 
 # Rows of the index table X (per variant): bit -> index, index -> bit.
 X_SQ, X_WMEN, X_BMEN, X_SQ_BIT, X_WMEN_BIT, X_BMEN_BIT, X_SIZES, X_TURN = range(8)
@@ -293,11 +300,66 @@ def _child_value(w, b, k, t, vals, offsets, X, C):
 
 
 @njit(cache=True, nogil=True)
-def solve_pass(wm, wk, bm, bk, base, todo, lo, hi, first, vals, offsets, V, S, X, C, moves, state):
+def mark_predecessors(w, b, k, t, dirty, chunks, V, S, X, C):
+    """Set ``dirty[i]`` (and ``chunks[i >> CHUNK_SHIFT]``, so that :func:`collect` skips
+    the chunks with no mark) for the number ``i`` of every position of the same slice from
+    which a quiet move that crowns nothing leads to this one (the side not to move here
+    moved last: one of its men one step back, or one of its kings back along a line over
+    empty squares).  Captures and crownings change the material, so these are all the
+    predecessors in the slice; some marked ones may have had a capture to make instead
+    (captures are compulsory), which is harmless: a mark only asks for another look."""
+    mover = 1 - t
+    own = b if t == 0 else w
+    empty = X[X_SIZES, XS_BOARD] & ~(w | b)
+    men = own & ~k
+    flying = V[V_FLYING_KING] != 0
+    while men:
+        sq = lsb_index(men)
+        men &= men - 1
+        dirs = V[V_MAN_STEPS + mover]
+        while dirs:
+            d = lsb_index(dirs)
+            dirs &= dirs - 1
+            back = S[d ^ 3 if d < 4 else d ^ 1, sq]
+            if back >= 0 and (empty >> back) & 1:
+                moved = (1 << sq) | (1 << back)
+                if mover == 0:
+                    code, idx = position_index(w ^ moved, b, k, mover, X, C)
+                else:
+                    code, idx = position_index(w, b ^ moved, k, mover, X, C)
+                dirty[idx] = 1
+                chunks[idx >> CHUNK_SHIFT] = 1
+    ks = own & k
+    while ks:
+        sq = lsb_index(ks)
+        ks &= ks - 1
+        dirs = V[V_KING_STEPS]
+        while dirs:
+            d = lsb_index(dirs)
+            dirs &= dirs - 1
+            back = S[d, sq]
+            while back >= 0 and (empty >> back) & 1:
+                moved = (1 << sq) | (1 << back)
+                if mover == 0:
+                    code, idx = position_index(w ^ moved, b, k ^ moved, mover, X, C)
+                else:
+                    code, idx = position_index(w, b ^ moved, k ^ moved, mover, X, C)
+                dirty[idx] = 1
+                chunks[idx >> CHUNK_SHIFT] = 1
+                if not flying:
+                    break
+                back = S[d, back]
+
+
+@njit(cache=True, nogil=True)
+def solve_pass(wm, wk, bm, bk, base, todo, lo, hi, first, vals, offsets, V, S, X, C, moves, state,
+               dirty, chunks):
     """Value the positions ``todo[lo:hi]`` of a slice (all of ``lo..hi`` when ``first``)
-    from their moves.  ``vals[base + idx]`` is the slice's; other slices are found through
-    ``offsets`` (by slice code).  Returns the positions decided, or -1 if a child's slice
-    is missing (built out of order)."""
+    from their moves, and mark in ``dirty`` the predecessors of each position decided
+    (not in the first pass, after which every position still unknown is looked at again).
+    ``vals[base + idx]`` is the slice's; other slices are found through ``offsets`` (by
+    slice code).  Returns the positions decided, or -1 if a child's slice is missing
+    (built out of order)."""
     decided = 0
     for j in range(lo, hi):
         idx = j if first else todo[j]
@@ -322,7 +384,27 @@ def solve_pass(wm, wk, bm, bk, base, todo, lo, hi, first, vals, offsets, V, S, X
         if value != UNKNOWN:
             vals[base + idx] = value
             decided += 1
+            if not first:
+                mark_predecessors(w, b, k, t, dirty, chunks, V, S, X, C)
     return decided
+
+
+@njit(cache=True, nogil=True)
+def collect(dirty, chunks, vals, base, out):
+    """Write to ``out`` the marked positions still unknown, in order, clear every mark,
+    and return their number.  Only the chunks with a mark are read."""
+    n = 0
+    for c in range(chunks.shape[0]):
+        if not chunks[c]:
+            continue
+        chunks[c] = 0
+        for i in range(c << CHUNK_SHIFT, min((c + 1) << CHUNK_SHIFT, dirty.shape[0])):
+            if dirty[i]:
+                dirty[i] = 0
+                if vals[base + i] == UNKNOWN:
+                    out[n] = i
+                    n += 1
+    return n
 
 
 @njit(cache=True, nogil=True)
@@ -520,7 +602,6 @@ def build(root: str | Path, variant, pieces: int, threads: int = 1, report=None)
                     report(done)
                 continue
             offsets[slice_code(*key)] = base
-            todo = np.zeros(0, dtype=np.int64)
             passes, decided = 0, 0
             mirror = (key[2], key[3], key[0], key[1])
             src = offsets[slice_code(*mirror)]
@@ -532,16 +613,21 @@ def build(root: str | Path, variant, pieces: int, threads: int = 1, report=None)
                               range(parts)))
                 region = vals[base:base + size]
                 decided = int(np.count_nonzero((region == WIN) | (region == LOSS)))
-            while src < 0 or mirror == key:
+            solving = src < 0 or mirror == key
+            dirty = np.zeros(size if solving else 0, dtype=np.uint8)
+            chunks = np.zeros(((size >> CHUNK_SHIFT) + 1) if solving else 0, dtype=np.uint8)
+            todo = np.zeros(0, dtype=np.int64)
+            count = size
+            while solving:
                 first = passes == 0
-                total = size if first else len(todo)
-                parts = max(1, min(64 * threads, total // 4096 + 1))
-                bounds = [total * p // parts for p in range(parts + 1)]
+                parts = max(1, min(64 * threads, count // 4096 + 1))
+                bounds = [count * p // parts for p in range(parts + 1)]
 
-                def run(p, first=first, todo=todo, bounds=bounds):
+                def run(p, first=first, bounds=bounds):
                     moves, state = scratch[p % threads]
                     return solve_pass(key[0], key[1], key[2], key[3], base, todo, bounds[p],
-                                      bounds[p + 1], first, vals, offsets, V, S, X, C, moves, state)
+                                      bounds[p + 1], first, vals, offsets, V, S, X, C, moves, state,
+                                      dirty, chunks)
 
                 # A part's scratch is shared only by parts of the same residue, which the
                 # pool's threads never run at once: parts are grouped per worker below.
@@ -553,11 +639,16 @@ def build(root: str | Path, variant, pieces: int, threads: int = 1, report=None)
                 passes += 1
                 changed = sum(got)
                 decided += changed
-                region = vals[base:base + size]
-                todo = np.flatnonzero(region == UNKNOWN).astype(np.int64)
+                if first:
+                    # Every position still unknown is looked at again once (most of the
+                    # slice was decided; marking all that would cost more than this).
+                    todo = np.flatnonzero(vals[base:base + size] == UNKNOWN).astype(np.int64)
+                    count = len(todo)
+                else:
+                    count = collect(dirty, chunks, vals, base, todo)
                 if report:
                     report(Progress(key, i, len(order), passes, decided, size))
-                if changed == 0 or len(todo) == 0:
+                if changed == 0 or count == 0:
                     break
             region = vals[base:base + size]
             packed = np.zeros((size + 3) // 4, dtype=np.uint8)

@@ -9,6 +9,7 @@ import sys
 from math import comb
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import slow_egdb
@@ -16,7 +17,8 @@ import slow_rules_variants as slow
 from engine import (Limits, Searcher, egdb_build, egdb_load, egdb_round_trip, egdb_slice_size,
                     egdb_slices, get_variant, legal_moves, move_from_hub, play, pos_from_fen,
                     pos_from_pieces)
-from engine.egdb import DRAW, LOSS, WIN, index_table, position_of, BINOM
+from engine.egdb import (BINOM, CHUNK_SHIFT, DRAW, LOSS, WIN, index_table, mark_predecessors, position_index,
+                         position_of)
 from hub_transcript import HubTranscript
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,6 +146,64 @@ def test_values_are_retrograde_consistent_on_samples(built, name):
                 _check_consistent(tables, pos)
                 seen[tables.probe(pos)] += 1
     assert min(seen.values()) > 0
+
+
+# ----- predecessors: the positions one quiet move back ------------------------------------
+
+def _board(w, b, k, variant) -> dict:
+    """{square: w, W, b, B} of a position's bitboards (the slow twin's board)."""
+    out = {}
+    for bit in range(64):
+        if (w | b) >> bit & 1:
+            piece = "w" if (w >> bit) & 1 else "b"
+            out[variant.bit_square(bit)] = piece.upper() if (k >> bit) & 1 else piece
+    return out
+
+
+def _marked(variant, key, w, b, k, t) -> set[int]:
+    X = index_table(variant)
+    size = egdb_slice_size(variant, key)
+    dirty = np.zeros(size, dtype=np.uint8)
+    chunks = np.zeros((size >> CHUNK_SHIFT) + 1, dtype=np.uint8)
+    mark_predecessors(w, b, k, t, dirty, chunks, variant.table, variant.steps, X, BINOM)
+    marked = np.flatnonzero(dirty)
+    assert set(np.flatnonzero(chunks).tolist()) == set((marked >> CHUNK_SHIFT).tolist())
+    return set(marked.tolist())
+
+
+@pytest.mark.parametrize("name", ["international", "english", "russian"])
+def test_marked_predecessors_are_exactly_the_quiet_moves_back(name):
+    """Both ways, against the slow twin's quiet moves: every marked position has a quiet
+    move that crowns nothing onto the position, and every such move of a sampled parent
+    is marked from its child."""
+    variant, rules = get_variant(name), slow.RULES[name]
+    X = index_table(variant)
+    rng = random.Random(3)
+    checked = parents = 0
+    for key in [(1, 1, 1, 1), (2, 0, 1, 1), (0, 2, 2, 0), (1, 2, 0, 1), (3, 0, 1, 0)]:
+        size = egdb_slice_size(variant, key)
+        for _ in range(60):
+            w, b, k, t, ok = position_of(*key, rng.randrange(size), X, BINOM)
+            if not ok:
+                continue
+            side, mover = "WB"[t], "BW"[t]
+            board = _board(w, b, k, variant)
+            for idx in _marked(variant, key, w, b, k, t):     # marked -> a real move back
+                pw, pb, pk, pt, pok = position_of(*key, idx, X, BINOM)
+                assert pok and pt == 1 - t
+                before = _board(pw, pb, pk, variant)
+                assert any(slow.play(rules, before, mover, m) == (board, side)
+                           for m in slow.quiet_moves(rules, before, mover) if not m[3])
+                checked += 1
+            code, here = position_index(w, b, k, t, X, BINOM)
+            for m in slow.quiet_moves(rules, board, side):  # a real move -> marked
+                if m[3]:
+                    continue                                 # a crowning leaves the slice
+                after, _ = slow.play(rules, board, side, m)
+                cpos = pos_from_pieces(after, 1 - t, variant)
+                assert here in _marked(variant, key, *cpos.words), (board, side, m)
+                parents += 1
+    assert checked > 500 and parents > 500
 
 
 # ----- known values ----------------------------------------------------------------------
