@@ -518,28 +518,38 @@ def load(root: str | Path, variant, pieces: int = MAX_PIECES) -> Tables | None:
     if variant.goal != GOAL_NORMAL or variant.full_board:
         return None
     X = index_table(variant)
-    chunks, offsets, at, complete = [], np.full(8 ** 4, NO_SLICE, dtype=np.int64), 0, 0
-    for n in range(2, min(pieces, MAX_PIECES) + 1):
-        found = []
+    top = min(pieces, MAX_PIECES)
+    # Room for every slice whose file is there, allocated untouched: each slice is read
+    # into its place, so the peak is the tables themselves, not twice them.
+    room = sum((slice_size(X, key) + 3) // 4 for key in slices(top)
+               if slice_path(root, variant, key).exists())
+    data = np.empty(max(room, 1), dtype=np.uint8)
+    offsets, at, complete = np.full(8 ** 4, NO_SLICE, dtype=np.int64), 0, 0
+    for n in range(2, top + 1):
+        placed = []
+        start = at
         for key in (s for s in slices(n) if sum(s) == n):
             path = slice_path(root, variant, key)
             if not path.exists():
                 break
             try:
-                found.append((key, read_slice(path, variant, key, X)))
+                chunk = read_slice(path, variant, key, X)
             except EgdbError:
                 break
+            data[at:at + len(chunk)] = chunk
+            placed.append((key, at))
+            at += len(chunk)
         else:
-            for key, data in found:
-                offsets[slice_code(*key)] = at * 4
-                chunks.append(data)
-                at += len(data)
+            for key, first in placed:
+                offsets[slice_code(*key)] = first * 4
             complete = n
             continue
+        at = start
         break
     if not complete:
         return None
-    return Tables(complete, X, offsets, np.concatenate(chunks))
+    data = data[:at]
+    return Tables(complete, X, offsets, data)
 
 
 @dataclass
