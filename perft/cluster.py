@@ -1,6 +1,6 @@
 """``rafle perft --ray``: perft split into Ray tasks, on this machine or a cluster.
 
-The tree is cut after two plies (each root move and each reply is one task: a numba perft
+The tree is cut after two plies, or ``--split`` plies (each line of moves from the root is one task: a numba perft
 of that subtree in a Ray worker) and the counts come back to the driver, which prints the
 same totals and divide as a local run.  A task whose worker dies is retried by Ray; a count
 is taken once per task, and the total is given only when every subtree is in: otherwise the
@@ -89,12 +89,13 @@ def connect(address: str | None, cpus: int | None = None) -> bool:
 
 
 def count_on_ray(pos: Position, depth: int, bulk: bool = True, progress: Progress | None = None,
-                 paths: bool = False) -> Count:
-    """perft(depth) of ``pos`` by Ray tasks (Ray must be connected: :func:`connect`)."""
+                 paths: bool = False, plies: int = 2) -> Count:
+    """perft(depth) of ``pos`` by Ray tasks, one per line of ``plies`` moves from the root
+    (Ray must be connected: :func:`connect`)."""
     ray = ray_module()
-    if depth < 3:
-        raise BadInput("--ray splits the tree after two plies: give --depth 3 or more")
-    moves, tasks = split(pos, depth, paths)
+    if depth <= plies:
+        raise BadInput(f"--ray splits the tree after {plies} plies: give --depth {plies + 1} or more")
+    moves, tasks = split(pos, depth, paths, plies)
     tally = Tally(moves, tasks, progress)
     remote = ray.remote(max_retries=RETRIES)(subtree)
     name = pos.variant.name

@@ -73,6 +73,9 @@ def _parser() -> _Parser:
                    help="count the subtrees after each root move and reply as Ray tasks: on a "
                         "local Ray instance without ADDRESS, or on the cluster at ADDRESS ('auto', "
                         "'ray://host:port'); needs pip install \"rafle[cluster]\"")
+    p.add_argument("--split", type=int, default=None, metavar="PLIES",
+                   help="cut the tree into a task per line of PLIES moves from the root, for "
+                        "--threads and --ray (default 2; more tasks balance many cores better)")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     return p
 
@@ -110,12 +113,13 @@ class _Progress:
             sys.stderr.flush()
 
 
-def _run(pos, depth, bulk, quiet, label, paths=False, threads=1, table=None, ray=False) -> Count:
+def _run(pos, depth, bulk, quiet, label, paths=False, threads=1, table=None, ray=False,
+         plies=None) -> Count:
     progress = _Progress(not quiet, label)
     try:
-        if ray and depth >= 3:
-            return count_on_ray(pos, depth, bulk, progress, paths)
-        return count(pos, depth, bulk, progress, paths, threads, table)
+        if ray and depth > (plies or 2):
+            return count_on_ray(pos, depth, bulk, progress, paths, plies or 2)
+        return count(pos, depth, bulk, progress, paths, threads, table, plies)
     finally:
         progress.close()
 
@@ -137,7 +141,7 @@ def run_depths(args) -> int:
         perft(pos, 1, table=new_perft_table(1))         # compiled before the clock starts
     if args.divide:
         result = _run(pos, args.depth, args.bulk, args.quiet, f"divide {args.depth}", args.paths,
-                      args.threads, table, args.ray is not None)
+                      args.threads, table, args.ray is not None, args.split)
         if args.json:
             print(json.dumps({"depth": args.depth, "nodes": result.nodes,
                               "seconds": round(result.seconds, 6),
@@ -155,7 +159,7 @@ def run_depths(args) -> int:
         print(f"{'depth':>5} {'nodes':>16} {'seconds':>10} {'nodes/s':>14}")
     for depth in range(1, args.depth + 1):
         result = _run(pos, depth, args.bulk, args.quiet, f"depth {depth}", args.paths,
-                      args.threads, table, args.ray is not None)
+                      args.threads, table, args.ray is not None, args.split)
         if args.json:
             print(json.dumps({"depth": depth, "nodes": result.nodes,
                               "seconds": round(result.seconds, 6)}), flush=True)
@@ -184,7 +188,7 @@ def run_suite(args) -> int:
             continue
         table = new_perft_table(args.hash) if args.hash else None   # one convention per table
         result = _run(case.pos, case.depth, args.bulk, args.quiet, name, case.paths,
-                      args.threads, table, args.ray is not None)
+                      args.threads, table, args.ray is not None, args.split)
         good = all(n == result.nodes for n in case.expected)
         ok += good
         bad += not good
@@ -250,6 +254,8 @@ def main(argv: list[str]) -> int:
     started = False
     try:
         args = parser.parse_args(argv)
+        if args.split is not None and not 1 <= args.split <= 8:
+            raise ArgumentError(f"--split must be 1-8 plies, got {args.split}")
         if args.threads < 1:
             raise ArgumentError(f"--threads must be at least 1, got {args.threads}")
         if not 0 <= args.hash <= MAX_HASH_MB:

@@ -50,19 +50,22 @@ class Task(NamedTuple):
     name: str
 
 
-def split(pos: Position, depth: int, paths: bool = False) -> tuple[list[tuple[Move, int]], list[Task]]:
+def split(pos: Position, depth: int, paths: bool = False,
+          plies: int | None = None) -> tuple[list[tuple[Move, int]], list[Task]]:
     """perft(depth) cut into subtrees: the root's moves (each with its capture paths) and
-    the tasks, one per root move below depth 3, else one per root move and reply."""
+    the tasks, one per line of ``plies`` moves from the root (default: 2 from depth 3,
+    else 1; never so many that a task has no ply left).  A line that ends early (no moves)
+    has nothing below it and makes no task."""
+    if plies is None:
+        plies = 1 if depth < 3 else 2
+    plies = max(1, min(plies, depth - 1)) if depth > 1 else 1
     moves = list(Counter(legal_moves(pos, paths)).items())
-    tasks = []
-    for i, (move, k) in enumerate(moves):
-        child = play(pos, move)
-        if depth < 3:
-            tasks.append(Task(i, k, child, depth - 1, move_to_hub(move)))
-        else:
-            tasks.extend(Task(i, k * j, play(child, reply), depth - 2,
-                              f"{move_to_hub(move)} {move_to_hub(reply)}")
-                         for reply, j in Counter(legal_moves(child, paths)).items())
+    tasks = [Task(i, k, play(pos, move), depth - 1, move_to_hub(move))
+             for i, (move, k) in enumerate(moves)]
+    for _ in range(plies - 1):
+        tasks = [Task(t.root, t.weight * j, play(t.pos, reply), t.depth - 1,
+                      f"{t.name} {move_to_hub(reply)}")
+                 for t in tasks for reply, j in Counter(legal_moves(t.pos, paths)).items()]
     return moves, tasks
 
 
@@ -93,18 +96,18 @@ class Tally:
 
 
 def count(pos: Position, depth: int, bulk: bool = True, progress: Progress | None = None,
-          paths: bool = False, threads: int = 1, table=None) -> Count:
+          paths: bool = False, threads: int = 1, table=None, plies: int | None = None) -> Count:
     """perft(depth), split by root move so that long runs can say how far they have got.
 
     ``paths``: every capture path is a move.  ``threads``: from depth 3 the subtrees
     after each root move and reply are counted by that many threads (the kernel releases
     the GIL); the counts are the same as one thread's, only the order of the work changes.
     ``table``: a table of subtree counts (``engine.new_perft_table``) that every thread
-    reads and fills.
+    reads and fills.  ``plies``: where the tree is cut into tasks (:func:`split`).
     """
     if depth == 0:
         return Count(0, 1, 0.0, ())
-    moves, tasks = split(pos, depth, paths)
+    moves, tasks = split(pos, depth, paths, plies)
     tally = Tally(moves, tasks, progress)
     stop = new_stop_flag()
 

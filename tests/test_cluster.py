@@ -46,6 +46,14 @@ def test_ray_counts_exactly_as_one_thread(local_ray, variant, fen, depth, paths)
     assert seen[-1] == local.nodes
 
 
+def test_ray_split_deeper_counts_exactly(local_ray, capsys):
+    pos = parse_position("startpos")
+    far = cluster.count_on_ray(pos, 6, plies=3)
+    assert far.nodes == 167140 and far.divide == count(pos, 6).divide
+    assert cli(["perft", "--depth", "4", "--ray", "--split", "3", "--json", "--quiet"]) == 0
+    assert [json.loads(line)["nodes"] for line in capsys.readouterr().out.splitlines()] == [9, 81, 658, 4265]
+
+
 def test_a_killed_task_is_retried_and_counted_once(local_ray):
     local_ray.unlink()                           # the next task ends its worker, once
     pos = parse_position("startpos")

@@ -17,7 +17,7 @@ import pytest
 import slow_rules
 from engine import (get_variant, legal_moves, move_to_hub, new_perft_table, parse_position, perft,
                     perft_divide, play)
-from perft.suite import count, load_reference
+from perft.suite import count, load_reference, split
 from protocol.cli import main as cli
 
 ENTRIES = load_reference()
@@ -200,6 +200,31 @@ def test_threads_count_exactly_as_one_thread(variant, fen, depth, paths):
     assert two.divide == one.divide                     # same moves, same order, same counts
     assert seen[-1] == (len(one.divide), len(one.divide), one.nodes)
     assert [n for _, _, n in seen] == sorted(n for _, _, n in seen)
+
+
+@pytest.mark.parametrize("variant, fen, depth, paths, plies", [
+    ("international", "startpos", 6, False, 1),
+    ("international", WOLDOUBY, 6, False, 4),
+    ("frisian", "startpos", 5, True, 3),
+    ("russian", "startpos", 7, False, 5),
+    ("international", "W:W46:B5", 6, False, 3),      # lines that end early make no task
+])
+def test_any_split_counts_exactly(variant, fen, depth, paths, plies):
+    pos = parse_position(fen, get_variant(variant))
+    one = count(pos, depth, paths=paths, threads=1)
+    moves, tasks = split(pos, depth, paths, plies)
+    assert all(len(task.name.split()) == plies and task.depth == depth - plies for task in tasks)
+    cut = count(pos, depth, paths=paths, threads=2, plies=plies)
+    assert cut.nodes == one.nodes == perft(pos, depth, paths=paths)
+    assert cut.divide == one.divide
+
+
+def test_cli_split(capsys):
+    assert cli(["perft", "--fen", WOLDOUBY, "--depth", "6", "--divide", "--json", "--split", "3"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["nodes"] == counts(WOLDOUBY, 6)
+    assert cli(["perft", "--split", "0"]) == 2
+    assert "--split must be 1-8 plies" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("variant, fen, depth, paths, bulk", [
