@@ -492,6 +492,12 @@ def count_moves(white, black, kings, turn, V, S, out, state):
     n = quick_count(white, black, kings, turn, V)
     if n >= 0:
         return n
+    return _count_searched(white, black, kings, turn, V, S, out, state)
+
+
+@njit(cache=True, nogil=True)
+def _count_searched(white, black, kings, turn, V, S, out, state):
+    """:func:`count_moves` where :func:`quick_count` could not tell: by the capture search."""
     own, opp, promo, fwd = _sides(V, white, black, turn)
     empty = V[V_BOARD] & ~(white | black)
     men = own & ~kings
@@ -626,7 +632,7 @@ def perft(white, black, kings, turn, depth, bulk, V, S, buf, state, stop):
         elif left == 1 and bulk:
             n = quick_count(w, b, k, t, V)
             if n < 0:
-                n = count_moves(w, b, k, t, V, S, buf[ply + 1], state)
+                n = _count_searched(w, b, k, t, V, S, buf[ply + 1], state)
             total += weight * n
         else:
             ply += 1

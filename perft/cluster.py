@@ -1,7 +1,7 @@
 """``rafle perft --ray``: perft split into Ray tasks, on this machine or a cluster.
 
-The tree is cut after two plies, or ``--split`` plies (each line of moves from the root is one task: a numba perft
-of that subtree in a Ray worker) and the counts come back to the driver, which prints the
+The tree is cut after two plies, or ``--split`` plies (each line of moves from the root is
+one task: a numba perft of that subtree in a Ray worker) and the counts come back to the driver, which prints the
 same totals and divide as a local run.  A task whose worker dies is retried by Ray; a count
 is taken once per task, and the total is given only when every subtree is in: otherwise the
 error names the subtrees missing.  Ray is an optional dependency (``pip install

@@ -70,7 +70,7 @@ def _parser() -> _Parser:
                         "an entry holds its whole position); its speed is the table's, not the "
                         "generator's (default 0: no table)")
     p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
-                   help="count the subtrees after each root move and reply as Ray tasks: on a "
+                   help="count the subtrees (after each root move and reply, or --split) as Ray tasks: on a "
                         "local Ray instance without ADDRESS, or on the cluster at ADDRESS ('auto', "
                         "'ray://host:port'); needs pip install \"rafle[cluster]\"")
     p.add_argument("--split", type=int, default=None, metavar="PLIES",
