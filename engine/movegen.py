@@ -301,7 +301,7 @@ def _piece_captures(V, S, start, king_moves, dirs, promo, opp, kings, empty, out
                     _record(V, out, state, start, q, now, kings, 0, crowned, order2)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _sides(V, white, black, turn):
     if turn == 0:
         return white, black, V[V_PROMO_WHITE], 0
@@ -348,32 +348,128 @@ def generate_captures(white, black, kings, turn, V, S, out, state):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _man_jumps(men, prey, kings, empty, turn, V):
-    """The men of ``men`` with a jump in each diagonal direction (0 where side ``turn``'s
-    men do not capture that way, or the board has orthogonal captures), and whether the
-    jumps are all the legal captures: each ends the capture (no man could jump on from
-    any landing square, even with every jumping man's square empty), and the variant's
-    precedence ranks every single jump alike.  A test before any capture search, and
-    the whole search where it is enough."""
-    j0 = j1 = j2 = j3 = 0
-    if V[V_CAPTURE_DIRS] != 4:
-        return j0, j1, j2, j3, False
+def _count_man_captures(men, prey, opp, kings, empty, turn, V, S, out, state):
+    """The number of legal captures of a side with men only, by bitboards: each man's
+    jumps followed depth-first, a jump tested by two shifts (the man's square emptied,
+    the pieces taken still in the way).  -1 where it cannot tell: orthogonal or
+    passing captures, the capture-path mode, a precedence that weighs the kings taken,
+    or one that ranks captures where a man is crowned mid-capture and goes on as a king
+    (without precedence, that man's captures are counted by the capture search).
+    ``out`` keeps the captures that two paths might reach (``V_DUP_MIN`` pieces or
+    more), to count them once."""
+    if V[V_CAPTURE_DIRS] != 4 or V[V_PASSING_CAPTURE] != 0 or state[_PATHS] != 0:
+        return -1
+    prec = V[V_PRECEDENCE]
+    if (prey & kings) != 0 and not (prec == PREC_NONE or prec == PREC_COUNT or prec == PREC_CZECH):
+        return -1
+    longest = not (prec == PREC_NONE or prec == PREC_CZECH)
+    passing = V[V_PASSING_PROMOTION] != 0
+    promo = V[V_PROMO_WHITE + turn]
     dirs = V[V_MAN_CAPTURES + turn]
-    landings = 0
+    dup_min = V[V_DUP_MIN]
+    cand = 0
     for d in range(4):
         if (dirs >> d) & 1:
             s = V[V_SHIFT_UL + d]
-            j = men & shift(prey, -s) & shift(empty, -2 * s)
-            if j:
-                landings |= shift(j, 2 * s)
-                if d == 0:
-                    j0 = j
-                elif d == 1:
-                    j1 = j
-                elif d == 2:
-                    j2 = j
-                else:
-                    j3 = j
+            cand |= shift(prey, -s) & shift(empty, -2 * s)
+    cand &= men
+    best = 0
+    count = 0
+    kept = 0
+    # Up-left and up-right are right shifts, down-left and down-right left shifts.
+    ul, ur = -V[V_SHIFT_UL], -V[V_SHIFT_UL + 1]
+    dl, dr = V[V_SHIFT_UL + 2], V[V_SHIFT_UL + 3]
+    while cand:
+        frm = lsb_index(cand)
+        cand &= cand - 1
+        free = empty | (1 << frm)
+        top = _push(state, 0, 1 << frm, 0, -1)
+        crowned = False
+        before = count
+        while top > 0:
+            top -= 1
+            base = _STACK + 3 * top
+            at = state[base]
+            captured = state[base + 1]
+            back = state[base + 2]
+            left = prey & ~captured
+            n0 = top
+            if back != 0 and (dirs & 1) and ((at >> ul) & left) and ((at >> 2 * ul) & free):
+                top = _push(state, top, at >> 2 * ul, captured | (at >> ul), 3)
+            if back != 1 and (dirs & 2) and ((at >> ur) & left) and ((at >> 2 * ur) & free):
+                top = _push(state, top, at >> 2 * ur, captured | (at >> ur), 2)
+            if back != 2 and (dirs & 4) and ((at << dl) & left) and ((at << 2 * dl) & free):
+                top = _push(state, top, at << 2 * dl, captured | (at << dl), 1)
+            if back != 3 and (dirs & 8) and ((at << dr) & left) and ((at << 2 * dr) & free):
+                top = _push(state, top, at << 2 * dr, captured | (at << dr), 0)
+            done = top == n0
+            if passing and not done:
+                for i in range(n0, top):
+                    if state[_STACK + 3 * i] & promo:
+                        crowned = True
+            if crowned:
+                break
+            if not done or captured == 0:
+                continue
+            n = popcount(captured)
+            if longest:
+                if n < best:
+                    continue
+                if n > best:
+                    best = n
+                    count = 0
+                    kept = 0
+            if n >= dup_min:
+                to = lsb_index(at)
+                seen = False
+                for i in range(kept):
+                    if out[i, 0] == frm and out[i, 1] == to and out[i, 2] == captured:
+                        seen = True
+                        break
+                if seen:
+                    continue
+                if kept < out.shape[0]:
+                    out[kept, 0] = frm
+                    out[kept, 1] = to
+                    out[kept, 2] = captured
+                    kept += 1
+            count += 1
+        if crowned:
+            if longest:
+                return -1
+            # This man's captures, all of them again, by the capture search.
+            state[_COUNT] = 0
+            state[_BEST] = -1
+            _piece_captures(V, S, frm, 0, dirs, promo, opp, kings, free, out, state)
+            count = before + state[_COUNT]
+            kept = 0
+    return count
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _man_jumps(men, prey, kings, empty, turn, V):
+    """The men of ``men`` with a jump in each diagonal direction (0 where side ``turn``'s
+    men do not capture that way, or the board has orthogonal captures), and whether the
+    jumps are all the legal captures: each ends the capture (no further jump from its
+    landing square but straight back, where the piece just taken is), and the variant's
+    precedence ranks every single jump alike.  A test before any capture search, and
+    the whole search where it is enough.  (The man's own square is the landing square
+    of that jump back only, and no other square is freed by a single jump.)"""
+    if V[V_CAPTURE_DIRS] != 4:
+        return 0, 0, 0, 0, False
+    dirs = V[V_MAN_CAPTURES + turn]
+    # Up-left and up-right are right shifts, down-left and down-right left shifts.
+    ul, ur = -V[V_SHIFT_UL], -V[V_SHIFT_UL + 1]
+    dl, dr = V[V_SHIFT_UL + 2], V[V_SHIFT_UL + 3]
+    # The squares a jump that way can start from (any man's).
+    c0 = (prey << ul) & (empty << 2 * ul) if dirs & 1 else 0
+    c1 = (prey << ur) & (empty << 2 * ur) if dirs & 2 else 0
+    c2 = (prey >> dl) & (empty >> 2 * dl) if dirs & 4 else 0
+    c3 = (prey >> dr) & (empty >> 2 * dr) if dirs & 8 else 0
+    j0, j1, j2, j3 = men & c0, men & c1, men & c2, men & c3
+    l0, l1 = j0 >> 2 * ul, j1 >> 2 * ur
+    l2, l3 = j2 << 2 * dl, j3 << 2 * dr
+    landings = l0 | l1 | l2 | l3
     if landings == 0:
         return j0, j1, j2, j3, True
     if V[V_PASSING_CAPTURE] != 0:
@@ -383,19 +479,9 @@ def _man_jumps(men, prey, kings, empty, turn, V):
         return j0, j1, j2, j3, False
     if V[V_PASSING_PROMOTION] != 0 and (landings & V[V_PROMO_WHITE + turn]) != 0:
         return j0, j1, j2, j3, False
-    empty2 = empty | j0 | j1 | j2 | j3
-    for d in range(4):
-        j = j0 if d == 0 else j1 if d == 1 else j2 if d == 2 else j3
-        if not j:
-            continue
-        land = shift(j, 2 * V[V_SHIFT_UL + d])
-        for e in range(4):
-            # Every way on but straight back over the piece just taken.
-            if e != (d ^ 3) and (dirs >> e) & 1:
-                s = V[V_SHIFT_UL + e]
-                if land & shift(prey, -s) & shift(empty2, -2 * s):
-                    return j0, j1, j2, j3, False
-    return j0, j1, j2, j3, True
+    more = ((l0 & (c0 | c1 | c2)) | (l1 & (c0 | c1 | c3))
+            | (l2 & (c0 | c2 | c3)) | (l3 & (c1 | c2 | c3)))
+    return j0, j1, j2, j3, more == 0
 
 
 @njit(cache=True, nogil=True)
@@ -468,21 +554,81 @@ def generate(white, black, kings, turn, V, S, out, state):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _land(bb, d, ul, ur, dl, dr):
+    """The squares two steps from ``bb`` in diagonal direction ``d`` (a jump's landing)."""
+    if d == 0:
+        return bb >> (2 * ul)
+    if d == 1:
+        return bb >> (2 * ur)
+    if d == 2:
+        return bb << (2 * dl)
+    return bb << (2 * dr)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def quick_count(white, black, kings, turn, V):
-    """The number of legal moves where bitboards alone give it (no king of the side to
-    move, and no capture or only single jumps by men, :func:`_man_jumps`), else -1.
-    Inlined into perft's loop, it spares most leaves a call."""
+    """The number of legal moves where bitboards alone give it, else -1: the side to move
+    has no king, and its captures (if any) take one or two pieces.
+
+    ``c[e]``: the squares a jump in direction e starts from.  A man's jump in direction
+    d lands on ``l[d]``; it goes on in direction e (not straight back) from ``l[d] & c[e]``.
+    The squares counted that way are exact: a man's own square, empty once he has left,
+    is reached again only by jumping straight back, and only then could a piece already
+    taken lie in his way (two or three jumps cannot turn round otherwise).  Where a
+    third jump follows, or a man would be crowned on the way and go on as a king, or
+    the precedence weighs kings, the capture search must tell.  Inlined into perft's
+    loop, it spares most leaves a call."""
     own = white if turn == 0 else black
-    if own & kings:
+    if own & kings or V[V_CAPTURE_DIRS] != 4:
         return -1
     opp = black if turn == 0 else white
     empty = V[V_BOARD] & ~(white | black)
     prey = opp if V[V_MAN_TAKES_KING] else opp & ~kings
-    j0, j1, j2, j3, whole = _man_jumps(own, prey, kings, empty, turn, V)
-    if not whole:
+    dirs = V[V_MAN_CAPTURES + turn]
+    # Up-left and up-right are right shifts, down-left and down-right left shifts.
+    ul, ur = -V[V_SHIFT_UL], -V[V_SHIFT_UL + 1]
+    dl, dr = V[V_SHIFT_UL + 2], V[V_SHIFT_UL + 3]
+    c0 = (prey << ul) & (empty << 2 * ul) if dirs & 1 else 0
+    c1 = (prey << ur) & (empty << 2 * ur) if dirs & 2 else 0
+    c2 = (prey >> dl) & (empty >> 2 * dl) if dirs & 4 else 0
+    c3 = (prey >> dr) & (empty >> 2 * dr) if dirs & 8 else 0
+    l0, l1 = (own & c0) >> 2 * ul, (own & c1) >> 2 * ur
+    l2, l3 = (own & c2) << 2 * dl, (own & c3) << 2 * dr
+    landings = l0 | l1 | l2 | l3
+    if landings == 0:
+        return man_steps(own, empty, turn, V)
+    if V[V_PASSING_CAPTURE] != 0:
         return -1
-    n = popcount(j0) + popcount(j1) + popcount(j2) + popcount(j3)
-    return n if n else man_steps(own, empty, turn, V)
+    prec = V[V_PRECEDENCE]
+    if (prey & kings) != 0 and not (prec == PREC_NONE or prec == PREC_COUNT or prec == PREC_CZECH):
+        return -1
+    promo = V[V_PROMO_WHITE + turn] if V[V_PASSING_PROMOTION] != 0 else 0
+    if landings & promo:
+        return -1
+    # Going on from a landing square, every way but straight back.
+    k0, k1, k2, k3 = c0 | c1 | c2, c0 | c1 | c3, c0 | c2 | c3, c1 | c2 | c3
+    single = (popcount(l0 & ~k0) + popcount(l1 & ~k1)
+              + popcount(l2 & ~k2) + popcount(l3 & ~k3))
+    if (l0 & k0) | (l1 & k1) | (l2 & k2) | (l3 & k3) == 0:
+        return single
+    c = (c0, c1, c2, c3)
+    k = (k0, k1, k2, k3)
+    ls = (l0, l1, l2, l3)
+    double = 0
+    for d in range(4):
+        for e in range(4):
+            if e == 3 - d:
+                continue
+            x = ls[d] & c[e]
+            if x == 0:
+                continue
+            y = _land(x, e, ul, ur, dl, dr)
+            if y & (k[e] | promo):
+                return -1
+            double += popcount(x)
+    if prec == PREC_NONE or prec == PREC_CZECH:
+        return single + double
+    return double
 
 
 @njit(cache=True, nogil=True)
@@ -495,12 +641,31 @@ def count_moves(white, black, kings, turn, V, S, out, state):
     return _count_searched(white, black, kings, turn, V, S, out, state)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _count_men_only(white, black, kings, turn, V, S, out, state):
+    """The number of legal moves of a side with men only by :func:`_count_man_captures`
+    (inlined where it is called: a call passing arrays costs as much as the count);
+    -1 where it cannot tell, or the side has a king."""
+    own, opp, promo, fwd = _sides(V, white, black, turn)
+    if own & kings:
+        return -1
+    empty = V[V_BOARD] & ~(white | black)
+    prey = opp if V[V_MAN_TAKES_KING] else opp & ~kings
+    n = _count_man_captures(own, prey, opp, kings, empty, turn, V, S, out, state)
+    if n == 0:
+        return man_steps(own, empty, turn, V)
+    return n
+
+
 @njit(cache=True, nogil=True)
 def _count_searched(white, black, kings, turn, V, S, out, state):
     """:func:`count_moves` where :func:`quick_count` could not tell: by the capture search."""
     own, opp, promo, fwd = _sides(V, white, black, turn)
     empty = V[V_BOARD] & ~(white | black)
     men = own & ~kings
+    n = _count_men_only(white, black, kings, turn, V, S, out, state)
+    if n >= 0:
+        return n
     n = generate_captures(white, black, kings, turn, V, S, out, state)
     if n:
         if state[_PATHS]:
@@ -632,7 +797,9 @@ def perft(white, black, kings, turn, depth, bulk, V, S, buf, state, stop):
         elif left == 1 and bulk:
             n = quick_count(w, b, k, t, V)
             if n < 0:
-                n = _count_searched(w, b, k, t, V, S, buf[ply + 1], state)
+                n = _count_men_only(w, b, k, t, V, S, buf[ply + 1], state)
+                if n < 0:
+                    n = _count_searched(w, b, k, t, V, S, buf[ply + 1], state)
             total += weight * n
         else:
             ply += 1
