@@ -33,9 +33,15 @@ class Player:
         """(result, the engines' figures for this game, their names, error): error is set
         when an engine cannot start at all (a wrong command), which ends the match."""
         fault = os.environ.get(FAULT)
-        if fault and not os.path.exists(fault):
-            open(fault, "w").close()
-            os._exit(1)                          # tests: an actor lost in mid-match
+        if fault:
+            # Tests: an actor lost in mid-match.  Only the actor that creates the missing
+            # file dies (an atomic create: two actors starting at once must not both die).
+            try:
+                with open(fault, "x"):
+                    pass
+                os._exit(1)
+            except FileExistsError:
+                pass
         m = self.match
         m.stats = [EngineStats(s.name) for s in m.stats]
         try:
