@@ -348,6 +348,50 @@ def generate_captures(white, black, kings, turn, V, S, out, state):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _jump_starts(prey, empty, turn, V):
+    """Per diagonal direction (up-left, up-right, down-left, down-right), the squares a
+    jump of side ``turn``'s men that way starts from: ``prey`` next, ``empty`` beyond
+    (0 where its men do not capture that way).  Diagonal boards only."""
+    dirs = V[V_MAN_CAPTURES + turn]
+    # Up-left and up-right are right shifts, down-left and down-right left shifts.
+    ul, ur = -V[V_SHIFT_UL], -V[V_SHIFT_UL + 1]
+    dl, dr = V[V_SHIFT_UL + 2], V[V_SHIFT_UL + 3]
+    c0 = (prey << ul) & (empty << 2 * ul) if dirs & 1 else 0
+    c1 = (prey << ur) & (empty << 2 * ur) if dirs & 2 else 0
+    c2 = (prey >> dl) & (empty >> 2 * dl) if dirs & 4 else 0
+    c3 = (prey >> dr) & (empty >> 2 * dr) if dirs & 8 else 0
+    return c0, c1, c2, c3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _land(bb, d, V):
+    """The squares two steps from ``bb`` in diagonal direction ``d`` (a jump's landing)."""
+    if d == 0:
+        return bb >> (-2 * V[V_SHIFT_UL])
+    if d == 1:
+        return bb >> (-2 * V[V_SHIFT_UL + 1])
+    if d == 2:
+        return bb << (2 * V[V_SHIFT_UL + 2])
+    return bb << (2 * V[V_SHIFT_UL + 3])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _plain_captures(prey, kings, V):
+    """Whether men's captures are followed by bitboards here: diagonal only, pieces taken
+    stay in the way until the end, and no precedence weighs the kings among ``prey``."""
+    if V[V_CAPTURE_DIRS] != 4 or V[V_PASSING_CAPTURE] != 0:
+        return False
+    prec = V[V_PRECEDENCE]
+    return (prey & kings) == 0 or prec == PREC_NONE or prec == PREC_COUNT or prec == PREC_CZECH
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _crowned_going_on(turn, V):
+    """The squares where side ``turn``'s man, crowned mid-capture, goes on as a king."""
+    return V[V_PROMO_WHITE + turn] if V[V_PASSING_PROMOTION] != 0 else 0
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _count_man_captures(men, prey, opp, kings, empty, turn, V, S, out, state):
     """The number of legal captures of a side with men only, by bitboards: each man's
     jumps followed depth-first, a jump tested by two shifts (the man's square emptied,
@@ -357,22 +401,16 @@ def _count_man_captures(men, prey, opp, kings, empty, turn, V, S, out, state):
     (without precedence, that man's captures are counted by the capture search).
     ``out`` keeps the captures that two paths might reach (``V_DUP_MIN`` pieces or
     more), to count them once."""
-    if V[V_CAPTURE_DIRS] != 4 or V[V_PASSING_CAPTURE] != 0 or state[_PATHS] != 0:
+    if state[_PATHS] != 0 or not _plain_captures(prey, kings, V):
         return -1
     prec = V[V_PRECEDENCE]
-    if (prey & kings) != 0 and not (prec == PREC_NONE or prec == PREC_COUNT or prec == PREC_CZECH):
-        return -1
     longest = not (prec == PREC_NONE or prec == PREC_CZECH)
-    passing = V[V_PASSING_PROMOTION] != 0
     promo = V[V_PROMO_WHITE + turn]
+    crowning = _crowned_going_on(turn, V)
     dirs = V[V_MAN_CAPTURES + turn]
     dup_min = V[V_DUP_MIN]
-    cand = 0
-    for d in range(4):
-        if (dirs >> d) & 1:
-            s = V[V_SHIFT_UL + d]
-            cand |= shift(prey, -s) & shift(empty, -2 * s)
-    cand &= men
+    c0, c1, c2, c3 = _jump_starts(prey, empty, turn, V)
+    cand = men & (c0 | c1 | c2 | c3)
     best = 0
     count = 0
     kept = 0
@@ -403,9 +441,9 @@ def _count_man_captures(men, prey, opp, kings, empty, turn, V, S, out, state):
             if back != 3 and (dirs & 8) and ((at << dr) & left) and ((at << 2 * dr) & free):
                 top = _push(state, top, at << 2 * dr, captured | (at << dr), 0)
             done = top == n0
-            if passing and not done:
+            if crowning and not done:
                 for i in range(n0, top):
-                    if state[_STACK + 3 * i] & promo:
+                    if state[_STACK + 3 * i] & crowning:
                         crowned = True
             if crowned:
                 break
@@ -457,30 +495,15 @@ def _man_jumps(men, prey, kings, empty, turn, V):
     of that jump back only, and no other square is freed by a single jump.)"""
     if V[V_CAPTURE_DIRS] != 4:
         return 0, 0, 0, 0, False
-    dirs = V[V_MAN_CAPTURES + turn]
-    # Up-left and up-right are right shifts, down-left and down-right left shifts.
-    ul, ur = -V[V_SHIFT_UL], -V[V_SHIFT_UL + 1]
-    dl, dr = V[V_SHIFT_UL + 2], V[V_SHIFT_UL + 3]
-    # The squares a jump that way can start from (any man's).
-    c0 = (prey << ul) & (empty << 2 * ul) if dirs & 1 else 0
-    c1 = (prey << ur) & (empty << 2 * ur) if dirs & 2 else 0
-    c2 = (prey >> dl) & (empty >> 2 * dl) if dirs & 4 else 0
-    c3 = (prey >> dr) & (empty >> 2 * dr) if dirs & 8 else 0
+    c0, c1, c2, c3 = _jump_starts(prey, empty, turn, V)
     j0, j1, j2, j3 = men & c0, men & c1, men & c2, men & c3
-    l0, l1 = j0 >> 2 * ul, j1 >> 2 * ur
-    l2, l3 = j2 << 2 * dl, j3 << 2 * dr
-    landings = l0 | l1 | l2 | l3
+    landings = _land(j0, 0, V) | _land(j1, 1, V) | _land(j2, 2, V) | _land(j3, 3, V)
     if landings == 0:
         return j0, j1, j2, j3, True
-    if V[V_PASSING_CAPTURE] != 0:
+    if not _plain_captures(prey, kings, V) or (landings & _crowned_going_on(turn, V)) != 0:
         return j0, j1, j2, j3, False
-    prec = V[V_PRECEDENCE]
-    if (prey & kings) != 0 and not (prec == PREC_NONE or prec == PREC_COUNT or prec == PREC_CZECH):
-        return j0, j1, j2, j3, False
-    if V[V_PASSING_PROMOTION] != 0 and (landings & V[V_PROMO_WHITE + turn]) != 0:
-        return j0, j1, j2, j3, False
-    more = ((l0 & (c0 | c1 | c2)) | (l1 & (c0 | c1 | c3))
-            | (l2 & (c0 | c2 | c3)) | (l3 & (c1 | c2 | c3)))
+    more = ((_land(j0, 0, V) & (c0 | c1 | c2)) | (_land(j1, 1, V) & (c0 | c1 | c3))
+            | (_land(j2, 2, V) & (c0 | c2 | c3)) | (_land(j3, 3, V) & (c1 | c2 | c3)))
     return j0, j1, j2, j3, more == 0
 
 
@@ -554,18 +577,6 @@ def generate(white, black, kings, turn, V, S, out, state):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _land(bb, d, ul, ur, dl, dr):
-    """The squares two steps from ``bb`` in diagonal direction ``d`` (a jump's landing)."""
-    if d == 0:
-        return bb >> (2 * ul)
-    if d == 1:
-        return bb >> (2 * ur)
-    if d == 2:
-        return bb << (2 * dl)
-    return bb << (2 * dr)
-
-
-@njit(cache=True, nogil=True, inline="always")
 def quick_count(white, black, kings, turn, V):
     """The number of legal moves where bitboards alone give it, else -1: the side to move
     has no king, and its captures (if any) take one or two pieces.
@@ -584,25 +595,15 @@ def quick_count(white, black, kings, turn, V):
     opp = black if turn == 0 else white
     empty = V[V_BOARD] & ~(white | black)
     prey = opp if V[V_MAN_TAKES_KING] else opp & ~kings
-    dirs = V[V_MAN_CAPTURES + turn]
-    # Up-left and up-right are right shifts, down-left and down-right left shifts.
-    ul, ur = -V[V_SHIFT_UL], -V[V_SHIFT_UL + 1]
-    dl, dr = V[V_SHIFT_UL + 2], V[V_SHIFT_UL + 3]
-    c0 = (prey << ul) & (empty << 2 * ul) if dirs & 1 else 0
-    c1 = (prey << ur) & (empty << 2 * ur) if dirs & 2 else 0
-    c2 = (prey >> dl) & (empty >> 2 * dl) if dirs & 4 else 0
-    c3 = (prey >> dr) & (empty >> 2 * dr) if dirs & 8 else 0
-    l0, l1 = (own & c0) >> 2 * ul, (own & c1) >> 2 * ur
-    l2, l3 = (own & c2) << 2 * dl, (own & c3) << 2 * dr
+    c0, c1, c2, c3 = _jump_starts(prey, empty, turn, V)
+    l0, l1 = _land(own & c0, 0, V), _land(own & c1, 1, V)
+    l2, l3 = _land(own & c2, 2, V), _land(own & c3, 3, V)
     landings = l0 | l1 | l2 | l3
     if landings == 0:
         return man_steps(own, empty, turn, V)
-    if V[V_PASSING_CAPTURE] != 0:
+    if not _plain_captures(prey, kings, V):
         return -1
-    prec = V[V_PRECEDENCE]
-    if (prey & kings) != 0 and not (prec == PREC_NONE or prec == PREC_COUNT or prec == PREC_CZECH):
-        return -1
-    promo = V[V_PROMO_WHITE + turn] if V[V_PASSING_PROMOTION] != 0 else 0
+    promo = _crowned_going_on(turn, V)
     if landings & promo:
         return -1
     # Going on from a landing square, every way but straight back.
@@ -622,10 +623,11 @@ def quick_count(white, black, kings, turn, V):
             x = ls[d] & c[e]
             if x == 0:
                 continue
-            y = _land(x, e, ul, ur, dl, dr)
+            y = _land(x, e, V)
             if y & (k[e] | promo):
                 return -1
             double += popcount(x)
+    prec = V[V_PRECEDENCE]
     if prec == PREC_NONE or prec == PREC_CZECH:
         return single + double
     return double
@@ -636,9 +638,11 @@ def count_moves(white, black, kings, turn, V, S, out, state):
     """The number of legal moves, counting quiet moves without listing them (and each
     capture path in the capture-path mode)."""
     n = quick_count(white, black, kings, turn, V)
-    if n >= 0:
-        return n
-    return _count_searched(white, black, kings, turn, V, S, out, state)
+    if n < 0:
+        n = _count_men_only(white, black, kings, turn, V, S, out, state)
+    if n < 0:
+        n = _count_searched(white, black, kings, turn, V, S, out, state)
+    return n
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -659,13 +663,11 @@ def _count_men_only(white, black, kings, turn, V, S, out, state):
 
 @njit(cache=True, nogil=True)
 def _count_searched(white, black, kings, turn, V, S, out, state):
-    """:func:`count_moves` where :func:`quick_count` could not tell: by the capture search."""
+    """:func:`count_moves` where neither :func:`quick_count` nor :func:`_count_men_only`
+    could tell: by the capture search."""
     own, opp, promo, fwd = _sides(V, white, black, turn)
     empty = V[V_BOARD] & ~(white | black)
     men = own & ~kings
-    n = _count_men_only(white, black, kings, turn, V, S, out, state)
-    if n >= 0:
-        return n
     n = generate_captures(white, black, kings, turn, V, S, out, state)
     if n:
         if state[_PATHS]:
