@@ -37,20 +37,27 @@ def ray_module():
     return ray
 
 
+def injected_fault() -> None:
+    """Fault injection for the tests, in a Ray worker: where the file named by ``FAULT`` is
+    missing, the one worker that creates it (atomically: workers starting at once must
+    not all die) ends as a lost machine would, with no answer at all; a file that says
+    "always" ends every worker that comes here."""
+    fault = os.environ.get(FAULT)
+    if not fault:
+        return
+    try:
+        with open(fault, "x"):
+            pass
+        os._exit(1)
+    except FileExistsError:
+        with open(fault) as f:
+            if f.read().strip() == "always":
+                os._exit(1)
+
+
 def subtree(variant: str, fen: str, depth: int, bulk: bool, paths: bool) -> int:
     """One task: perft(depth) of one position, in a Ray worker."""
-    fault = os.environ.get(FAULT)
-    if fault:
-        # Fault injection for the tests: no file there, or a file that says "always", ends
-        # this worker as a lost machine would (no answer at all); the file is then created.
-        try:
-            with open(fault, "x"):
-                pass
-            os._exit(1)
-        except FileExistsError:
-            with open(fault) as f:
-                if f.read().strip() == "always":
-                    os._exit(1)
+    injected_fault()
     return perft(parse_position(fen, get_variant(variant)), depth, bulk, paths=paths)
 
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import copy
 import io
-import os
 import sys
 
-from perft.cluster import FAULT, ClusterError, connect, disconnect, ray_module
+from perft.cluster import ClusterError, connect, disconnect, injected_fault, ray_module
 
 from .runner import Match, _shut
 from .score import EngineStats
@@ -32,16 +31,7 @@ class Player:
     def play(self, number: int):
         """(result, the engines' figures for this game, their names, error): error is set
         when an engine cannot start at all (a wrong command), which ends the match."""
-        fault = os.environ.get(FAULT)
-        if fault:
-            # Tests: an actor lost in mid-match.  Only the actor that creates the missing
-            # file dies (an atomic create: two actors starting at once must not both die).
-            try:
-                with open(fault, "x"):
-                    pass
-                os._exit(1)
-            except FileExistsError:
-                pass
+        injected_fault()                         # tests: an actor lost in mid-match
         m = self.match
         m.stats = [EngineStats(s.name) for s in m.stats]
         try:
