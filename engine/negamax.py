@@ -52,6 +52,7 @@ from . import egdb, tt
 from .bits import popcount
 from .drawrules import advance, count_draw, repeated
 from .eval import evaluate
+from .options import FORMS, KERNEL_OPTIONS, kernel_slot
 from .movegen import (FLAG_PROMOTE, generate, generate_captures, king_quiet_count, make,
                       man_targets)
 from .variants import (
@@ -69,18 +70,25 @@ MAX_PLY = 128
 # ctl: shared control and report words
 C_STOP, C_NODES, C_NODE_LIMIT, C_ABORTED, C_ROOT_DONE, C_LEAVES, C_LEAF_PLY, C_CAN_STOP = range(8)
 C_SIZE = 8
-# params: threshold switch and window, its ply interval, TT age, late-move reductions
-# (smallest depth reduced, 0 = off; moves tried before reducing), the root's barred king
-# (Frisian: its bit + 1, 0 = none; its quiet moves are not generated at the root)
-# threshold form (P_FORM: FORM_PLAIN uses P_LO/P_HI; FORM_VERIFIED a margin of
-# P_MARGIN + P_SLOPE per ply of depth around the node's own window)
+# params: the kernel options of engine.options first (their slots: kernel_slot), then what
+# each search sets: the plain threshold window (P_LO/P_HI, around the root's static
+# evaluation), the TT age, the root's barred king (Frisian: its bit + 1, 0 = none; its quiet
+# moves are not generated at the root).  The verified threshold form uses a margin of
+# P_MARGIN + P_SLOPE per ply of depth around the node's own window.
 # P_EGDB: probe the endgame databases at nodes of at most this many pieces (0 = off) and
 # fewer than P_EGDB_ROOT (the root's pieces); P_EGDB_FILTER: the root is in them, keep only
 # the root moves that keep its value.
-(P_THRESHOLD, P_LO, P_HI, P_INTERVAL, P_AGE, P_LMR_DEPTH, P_LMR_MOVES, P_BARRED, P_FORM,
- P_MARGIN, P_SLOPE, P_EGDB, P_EGDB_ROOT, P_EGDB_FILTER) = range(14)
-P_SIZE = 14
-FORM_PLAIN, FORM_VERIFIED = 0, 1
+P_THRESHOLD = kernel_slot("threshold")
+P_FORM = kernel_slot("threshold-form")          # FORM_PLAIN or FORM_VERIFIED
+P_MARGIN = kernel_slot("threshold-margin")
+P_INTERVAL = kernel_slot("threshold-interval")
+P_SLOPE = kernel_slot("threshold-slope")
+P_LMR_DEPTH = kernel_slot("lmr-depth")          # smallest depth reduced, 0 = off
+P_LMR_MOVES = kernel_slot("lmr-moves")          # moves tried before reducing
+P_LO, P_HI, P_AGE, P_BARRED, P_EGDB, P_EGDB_ROOT, P_EGDB_FILTER = range(
+    len(KERNEL_OPTIONS), len(KERNEL_OPTIONS) + 7)
+P_SIZE = len(KERNEL_OPTIONS) + 7
+FORM_PLAIN, FORM_VERIFIED = FORMS.index("plain"), FORMS.index("verified")
 VERIFY_FROM = 3          # verified threshold cuts from this depth
 VERIFY_SHARE = 4         # ... confirmed by a search to VERIFY_SHARE / 10 of the depth
 # stack fields

@@ -1,26 +1,72 @@
-"""The searcher's tunables and their defaults, declared without loading any kernel.
+"""Every option of the engine, declared once: :data:`OPTIONS`.
 
-The Hub front end declares these as ``param`` lines before numba is imported (clients
-expect ``wait`` within about half a second of launch); ``engine.search.Searcher``
-validates and applies them.
+Each :class:`Option` gives its Hub name, type, default, bounds, a line of help, the
+attribute of :class:`Settings` that holds its value, whether the search kernel reads it
+(``kernel``: a slot of the kernel's parameter array, :func:`kernel_slot`) and what
+applying it does (``apply``: the name of a method of the owner, e.g. the ``Searcher``,
+called with the new value; it may refuse it by raising :class:`OptionRefused`).
+Everyone reads this table: the Hub's ``param`` lines and ``set-param``, ``rafle hub
+--help``, ``rafle bench``'s flags, the kernel's parameter array and the README (a test
+checks that each option is documented there).  Adding a tunable of the search is one
+line here plus its use in the kernel.
+
+The module loads no kernel: the Hub front end declares the options before numba is
+imported (clients expect ``wait`` within about half a second of launch).
 """
 from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+import textwrap
+from dataclasses import dataclass, field, replace
+
+
+class OptionRefused(Exception):
+    """Raised by an option's ``apply`` action: the value is not taken (the message says why)."""
 
 
 @dataclass(frozen=True)
 class Option:
-    """A tunable, declared to GUIs as a Hub ``param``."""
+    """One option, declared to GUIs as a Hub ``param``.  ``default`` is its value as text."""
 
     name: str
-    type: str
+    type: str                                    # int, bool, enum or string
     default: str
+    help: str
     min: str | None = None
     max: str | None = None
     values: tuple[str, ...] = ()
+    attr: str = ""                               # the Settings attribute; default: name with _
+    kernel: bool = False                         # a slot of the search kernel's parameters
+    apply: str | None = None                     # the owner's method called with a new value
+
+    @property
+    def key(self) -> str:
+        return self.attr or self.name.replace("-", "_")
+
+    def parse(self, text) -> tuple[bool, object]:
+        """``(True, value)`` for a valid text, ``(False, None)`` otherwise.  Enums ignore case;
+        an empty string is None (no file)."""
+        if self.type == "int":
+            n = parse_int(text, int(self.min), int(self.max))
+            return (n is not None, n)
+        if self.type == "bool":
+            flag = parse_bool(text)
+            return (flag is not None, flag)
+        if self.type == "enum":
+            choice = str(text).strip().lower()
+            return (choice in self.values, choice if choice in self.values else None)
+        return (True, str(text).strip() or None)
+
+    def show(self, value) -> str:
+        """The value as a Hub ``param`` shows it."""
+        if self.type == "bool":
+            return "true" if value else "false"
+        return "" if value is None else str(value)
+
+    def as_int(self, value) -> int:
+        """The value in the kernel's parameter array (an enum by its place in ``values``)."""
+        return self.values.index(value) if self.type == "enum" else int(value)
 
 
 TT_ENTRY_BYTES = 16
@@ -39,66 +85,111 @@ def _largest_table_log2(most: int = 30) -> int:
 
 
 TT_MIN_LOG2, TT_MAX_LOG2, TT_DEFAULT_LOG2 = 16, _largest_table_log2(), 22
-EVALS = ("learned", "hand")     # learned: the variant's shipped weights where it has them
-DEFAULT_EVAL = "learned"
-# Threshold pruning is on, in its verified form, margin 40 + 10 a ply, checked at every ply:
-# +315 =445 -240 (Elo +26 +- 16) over 1,000 games against off (README "Threshold pruning").
-DEFAULT_THRESHOLD = True
 FORMS = ("plain", "verified")   # threshold pruning: engine.negamax FORM_PLAIN, FORM_VERIFIED
-DEFAULT_FORM = "verified"
-DEFAULT_MARGIN = 40
-DEFAULT_INTERVAL = 1
-DEFAULT_SLOPE = 10
-DEFAULT_BOOK, DEFAULT_BOOK_PLY, DEFAULT_BOOK_MARGIN = True, 8, 10
-DEFAULT_THREADS, MAX_THREADS = 1, 16
-# Endgame databases: probe the slices of up to egdb-size pieces found in egdb-path (empty:
-# the user's cache directory, where `rafle egdb build` writes); 0 = off.  Missing files:
-# the search runs without them.
-DEFAULT_EGDB_SIZE, MAX_EGDB_SIZE = 7, 7
-INT_OPTIONS = {  # name: (default, min, max)
-    "tt-size": (TT_DEFAULT_LOG2, TT_MIN_LOG2, TT_MAX_LOG2),
-    "threads": (DEFAULT_THREADS, 1, MAX_THREADS),
-    "threshold-margin": (DEFAULT_MARGIN, 0, 5000),
-    "threshold-interval": (DEFAULT_INTERVAL, 1, 32),
-    "threshold-slope": (DEFAULT_SLOPE, 0, 1000),
-    "book-ply": (DEFAULT_BOOK_PLY, 0, 1000),
-    "book-margin": (DEFAULT_BOOK_MARGIN, 0, 10000),
-    "egdb-size": (DEFAULT_EGDB_SIZE, 0, MAX_EGDB_SIZE),
-}
 
 
-def declare(tt_log2: int, threshold: bool, margin: int, interval: int,
-            evaluation: str = DEFAULT_EVAL, weights_file: str = "",
-            threads: int = DEFAULT_THREADS, form: str = DEFAULT_FORM,
-            slope: int = DEFAULT_SLOPE, book: bool = DEFAULT_BOOK,
-            book_ply: int = DEFAULT_BOOK_PLY, book_margin: int = DEFAULT_BOOK_MARGIN,
-            book_file: str = "", egdb_size: int = DEFAULT_EGDB_SIZE,
-            egdb_path: str = "") -> list[Option]:
-    """The options with these current values, in the order GUIs are shown them."""
-    out = [Option("tt-size", "int", str(tt_log2), str(TT_MIN_LOG2), str(TT_MAX_LOG2)),
-           Option("threads", "int", str(threads), "1", str(MAX_THREADS)),
-           Option("eval", "enum", evaluation, values=EVALS),
-           Option("weights", "string", weights_file),
-           Option("threshold", "bool", "true" if threshold else "false"),
-           Option("threshold-form", "enum", form, values=FORMS)]
-    for name, value in (("threshold-margin", margin), ("threshold-interval", interval),
-                        ("threshold-slope", slope)):
-        _, lo, hi = INT_OPTIONS[name]
-        out.append(Option(name, "int", str(value), str(lo), str(hi)))
-    out.append(Option("book", "bool", "true" if book else "false"))
-    for name, value in (("book-ply", book_ply), ("book-margin", book_margin)):
-        _, lo, hi = INT_OPTIONS[name]
-        out.append(Option(name, "int", str(value), str(lo), str(hi)))
-    out.append(Option("book-file", "string", book_file))
-    _, lo, hi = INT_OPTIONS["egdb-size"]
-    out.append(Option("egdb-size", "int", str(egdb_size), str(lo), str(hi)))
-    out.append(Option("egdb-path", "string", egdb_path))
-    return out
+def _int(name, default, lo, hi, help, **kw) -> Option:
+    return Option(name, "int", str(default), help, str(lo), str(hi), **kw)
+
+
+def _bool(name, default, help, **kw) -> Option:
+    return Option(name, "bool", "true" if default else "false", help, **kw)
+
+
+# The order is the order GUIs show them.  Threshold pruning is on, in its verified form,
+# margin 40 + 10 a ply, checked at every ply: +315 =445 -240 (Elo +26 +- 16) over 1,000
+# games against off (README "Threshold pruning").  Late-move reductions from the third
+# move beat the fourth (+49 +- 38, 200 games); off lost (-85 +- 53).
+OPTIONS: tuple[Option, ...] = (
+    _int("tt-size", TT_DEFAULT_LOG2, TT_MIN_LOG2, TT_MAX_LOG2,
+         "transposition table, log2 of its entries (16 bytes each)", attr="tt_log2",
+         apply="resize_table"),
+    _int("threads", 1, 1, 16, "search threads (Lazy SMP)"),
+    Option("eval", "enum", "learned", "the evaluation: learned (the variant's shipped pattern "
+           "weights where it has them, else hand) or hand", values=("learned", "hand"),
+           attr="evaluation"),
+    Option("weights", "string", "", "a weight file of one's own (rafle train)",
+           attr="weights_file", apply="use_weights"),
+    _bool("threshold", True, "threshold pruning on or off", kernel=True),
+    Option("threshold-form", "enum", "verified", "threshold pruning: verified (a shallower "
+           "search confirms each cut) or plain", values=FORMS, kernel=True),
+    _int("threshold-margin", 40, 0, 5000, "threshold pruning's margin (hundredths of a man)",
+         kernel=True),
+    _int("threshold-interval", 1, 1, 32, "threshold pruning is tried every this many plies",
+         kernel=True),
+    _int("threshold-slope", 10, 0, 1000, "verified threshold pruning: margin added per ply "
+         "of depth", kernel=True),
+    _int("lmr-depth", 3, 0, 64, "late-move reductions from this depth (0: off)", kernel=True),
+    _int("lmr-moves", 2, 0, 64, "late-move reductions after this many moves", kernel=True),
+    _bool("book", True, "play from the opening book"),
+    _int("book-ply", 8, 0, 1000, "the book plays the game's first this many plies"),
+    _int("book-margin", 10, 0, 10000, "book moves within this many hundredths of the best"),
+    Option("book-file", "string", "", "a book of one's own (rafle book build)",
+           apply="use_book"),
+    _int("egdb-size", 7, 0, 7, "the most pieces of the endgame databases probed (0: off)",
+         apply="forget_databases"),
+    Option("egdb-path", "string", "", "where the endgame databases are (empty: the user's "
+           "cache directory, where rafle egdb build writes)", apply="forget_databases"),
+)
+BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}
+KERNEL_OPTIONS: tuple[Option, ...] = tuple(o for o in OPTIONS if o.kernel)
+
+
+def kernel_slot(name: str) -> int:
+    """The slot of a kernel option in the search kernel's parameter array."""
+    return KERNEL_OPTIONS.index(BY_NAME[name])
+
+
+def default(name: str):
+    """The parsed default value of an option."""
+    return BY_NAME[name].parse(BY_NAME[name].default)[1]
+
+
+@dataclass
+class Settings:
+    """The current value of every option, as attributes named by :attr:`Option.key`
+    (``settings.threshold_margin``, ``settings.evaluation``, ``settings.tt_log2``)."""
+
+    values: dict[str, object] = field(default_factory=lambda: {o.key: default(o.name)
+                                                               for o in OPTIONS})
+
+    def __getattr__(self, key: str):
+        try:
+            return self.__dict__["values"][key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def get(self, name: str):
+        return self.values[BY_NAME[name].key]
+
+    def put(self, name: str, value) -> None:
+        self.values[BY_NAME[name].key] = value
+
+    def declared(self) -> list[Option]:
+        """The options with their current values as defaults, as Hub ``param`` lines show them."""
+        return [replace(o, default=o.show(self.values[o.key])) for o in OPTIONS]
+
+    def fill_kernel(self, params) -> None:
+        """Write the kernel options' values into their slots of the parameter array."""
+        for i, o in enumerate(KERNEL_OPTIONS):
+            params[i] = o.as_int(self.values[o.key])
 
 
 def default_options() -> list[Option]:
-    """The options of a fresh ``Searcher``."""
-    return declare(TT_DEFAULT_LOG2, DEFAULT_THRESHOLD, DEFAULT_MARGIN, DEFAULT_INTERVAL)
+    """The options with their defaults."""
+    return list(OPTIONS)
+
+
+def options_usage() -> str:
+    """One line per option (name, type and range, default, help), for ``--help`` texts."""
+    rows = []
+    for o in OPTIONS:
+        kind = (f"{o.min}-{o.max}" if o.type == "int" else "|".join(o.values) if o.values
+                else "true|false" if o.type == "bool" else "text")
+        head = f"  {o.name:<20}{kind:<16}{o.default or '(empty)':<10}"
+        rows.append(textwrap.fill(o.help, 100, initial_indent=head,
+                                  subsequent_indent=" " * len(head)))
+    return "\n".join(rows)
 
 
 # ----- parsing a value: the one place where option and level values are read ----------------

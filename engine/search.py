@@ -44,11 +44,8 @@ from .game import root_counters
 from .movegen import FLAG_PROMOTE, new_move_buffer, new_state
 from . import book as books
 from . import weights
-from .options import (DEFAULT_EGDB_SIZE, DEFAULT_BOOK, DEFAULT_BOOK_MARGIN, DEFAULT_BOOK_PLY, DEFAULT_EVAL, DEFAULT_FORM, DEFAULT_INTERVAL, DEFAULT_MARGIN,
-                      DEFAULT_SLOPE, DEFAULT_THREADS, DEFAULT_THRESHOLD, EVALS, FORMS, Option,
-                      declare, parse_bool, parse_int)
+from .options import BY_NAME, OptionRefused, Settings
 from .weights import Evaluation
-from .options import INT_OPTIONS as _INT_OPTIONS
 from .position import Move, Position, allowed_moves, barred_square, start_position
 from .zobrist import ZOBRIST, board_key
 
@@ -91,10 +88,6 @@ class Result:
     pv: tuple[Move, ...]
 
 
-LMR_DEPTH, LMR_MOVES = 3, 2    # reduce late quiet moves from this depth, after this many moves
-_CHOICES = {"eval": ("evaluation", EVALS), "threshold-form": ("threshold_form", FORMS)}
-
-
 class _Helper:
     """A helper thread of Lazy SMP: its own copy of every array the kernel writes,
     except the transposition table, which all threads share (engine.tt rejects an
@@ -118,25 +111,15 @@ class Searcher:
     """Owns the search tables; one search at a time (``stop``/``ponder_hit`` from any thread)."""
 
     def __init__(self, tt_log2: int = tt.DEFAULT_LOG2):
-        self.tt_log2 = max(tt.MIN_LOG2, min(int(tt_log2), tt.MAX_LOG2))
-        self.threshold = DEFAULT_THRESHOLD
-        self.threshold_margin = DEFAULT_MARGIN
-        self.threshold_interval = DEFAULT_INTERVAL
-        self.threshold_form = DEFAULT_FORM
-        self.threshold_slope = DEFAULT_SLOPE
-        self.book, self.book_ply, self.book_margin = DEFAULT_BOOK, DEFAULT_BOOK_PLY, DEFAULT_BOOK_MARGIN
-        self.book_file: str | None = None      # a book to play from instead of the shipped one
+        self.settings = Settings()      # every option's value (engine.options)
+        self.settings.put("tt-size", max(tt.MIN_LOG2, min(int(tt_log2), tt.MAX_LOG2)))
         self._books: dict[str, books.Book | None] = {}
         self._rng = random.Random()           # the book's choices: games differ on purpose
         self.weights = WEIGHTS          # hand evaluation weights (engine.eval), for tuning
-        self.evaluation = DEFAULT_EVAL  # "learned": a variant's shipped weights if it has them
         self._learned: dict[str, Evaluation] = {}
-        self.weights_file: str | None = None   # a weight file to play with instead
-        self.notes: list[str] = []      # weight files that failed to load
-        self.lmr_depth, self.lmr_moves = LMR_DEPTH, LMR_MOVES
-        self.threads = DEFAULT_THREADS  # Lazy SMP: the search thread and threads - 1 helpers
+        self.notes: list[str] = []      # weight and book files that failed to load
         self._helpers: list[_Helper] = []
-        self._tt_keys, self._tt_data = tt.new_table(self.tt_log2)
+        self._tt_keys, self._tt_data = tt.new_table(self.settings.tt_log2)
         self._weights = self.weights
         self._killers = np.zeros((nm.MAX_PLY, 2), dtype=np.int64)
         self._hist = np.zeros((2, 64, 64), dtype=np.int64)
@@ -151,105 +134,83 @@ class Searcher:
         self._ctl = np.zeros(nm.C_SIZE, dtype=np.int64)
         self._age = 0
         self._clock = timeman.Clock(self._halt)
-        self.egdb_size = DEFAULT_EGDB_SIZE
-        self.egdb_path: str | None = None       # None: egdb.default_dir()
         self._egdb: dict[str, egdb.Tables | None] = {}
         self._no_egdb = egdb.empty_tables()
         self._db = self._no_egdb                # the tables of the search in progress
 
-    # ----- options ---------------------------------------------------------------
+    # ----- options: engine.options declares them, these methods apply them ----------------
     def options(self) -> list[Option]:
-        """The tunables, as Hub ``param`` declarations."""
-        return declare(self.tt_log2, self.threshold, self.threshold_margin,
-                       self.threshold_interval, self.evaluation, self.weights_file or "",
-                       self.threads, self.threshold_form, self.threshold_slope, self.book,
-                       self.book_ply, self.book_margin, self.book_file or "",
-                       self.egdb_size, self.egdb_path or "")
+        """The options with their current values, as Hub ``param`` declarations."""
+        return self.settings.declared()
 
     def set_option(self, name: str, value: str) -> bool:
-        """Set one option; False (and nothing changed) for an unknown name or a bad value."""
-        if self._clock.running:
+        """Set one option; False (and nothing changed) for an unknown name, a bad value, a
+        value its action refuses (the reason is added to ``notes``) or during a search."""
+        option = BY_NAME.get(name)
+        if option is None or self._clock.running:
             return False
-        if name in _CHOICES:                         # eval, threshold-form
-            attr, allowed = _CHOICES[name]
-            choice = str(value).strip().lower()
-            if choice not in allowed:
+        ok, parsed = option.parse(value)
+        if not ok:
+            return False
+        if option.apply is not None:
+            try:
+                getattr(self, option.apply)(parsed)
+            except OptionRefused as exc:
+                self.notes.append(str(exc))
                 return False
-            setattr(self, attr, choice)
-            return True
-        if name in ("threshold", "book"):
-            flag = parse_bool(value)
-            if flag is None:
-                return False
-            setattr(self, name, flag)
-            return True
-        if name == "egdb-path":
-            path = str(value).strip()
-            self.egdb_path = path or None
-            self._egdb.clear()
-            return True
-        if name in ("weights", "book-file"):
-            path = str(value).strip()
-            check, error = ((weights.check, weights.WeightsError) if name == "weights"
-                            else (books.check_book, books.BookError))
-            if path:
-                try:
-                    check(path)
-                except error as exc:
-                    self.notes.append(str(exc))
-                    return False
-            if name == "weights":
-                self.use_weights(path or None)
-            else:
-                self.book_file = path or None
-                self._books.clear()
-            return True
-        if name not in _INT_OPTIONS:
-            return False
-        _, lo, hi = _INT_OPTIONS[name]
-        n = parse_int(value, lo, hi)
-        if n is None:
-            return False
-        if name == "tt-size":
-            if n != self.tt_log2:
-                try:
-                    self._tt_keys, self._tt_data = tt.new_table(n)
-                except MemoryError:
-                    return False
-                self.tt_log2 = n
-            return True
-        setattr(self, name.replace("-", "_"), n)
-        if name == "egdb-size":
-            self._egdb.clear()
+        self.settings.put(name, parsed)
         return True
+
+    def resize_table(self, log2: int) -> None:
+        if log2 != self.settings.tt_log2:
+            try:
+                self._tt_keys, self._tt_data = tt.new_table(log2)
+            except MemoryError:
+                raise OptionRefused(f"no memory for a table of 2^{log2} entries") from None
+
+    def use_weights(self, path: str | None) -> None:
+        """Play with the learned weights in ``path`` (None: the shipped ones)."""
+        if path is not None:
+            try:
+                weights.check(path)
+            except weights.WeightsError as exc:
+                raise OptionRefused(str(exc)) from None
+        self.settings.put("weights", path)
+        self._learned.clear()
+
+    def use_book(self, path: str | None) -> None:
+        if path is not None:
+            try:
+                books.check_book(path)
+            except books.BookError as exc:
+                raise OptionRefused(str(exc)) from None
+        self._books.clear()
+
+    def forget_databases(self, _value) -> None:
+        self._egdb.clear()
 
     def egdb_for(self, variant) -> "egdb.Tables | None":
         """The endgame databases of ``variant`` the search probes (None: none found, or
         ``egdb-size`` 0).  Loaded once; missing or unreadable files are left out quietly."""
-        if self.egdb_size < 2:
+        if self.settings.egdb_size < 2:
             return None
         if variant.name not in self._egdb:
-            root = self.egdb_path or egdb.default_dir()
-            self._egdb[variant.name] = egdb.load(root, variant, self.egdb_size)
+            root = self.settings.egdb_path or egdb.default_dir()
+            self._egdb[variant.name] = egdb.load(root, variant, self.settings.egdb_size)
         return self._egdb[variant.name]
 
     def evaluation_for(self, variant) -> Evaluation:
         """The evaluation a search of ``variant`` uses: the hand weights (``self.weights``)
         or, with ``eval`` learned, the variant's shipped weights where it has them."""
-        if self.evaluation == "hand":
+        if self.settings.evaluation == "hand":
             return Evaluation(self.weights, "hand")
         if variant.name not in self._learned:
-            found, note = weights.default(variant, self.weights_file)
+            found, note = weights.default(variant, self.settings.weights_file)
             if note:
                 self.notes.append(note)
             self._learned[variant.name] = found
         found = self._learned[variant.name]
         return found if found.name != "hand" else Evaluation(self.weights, "hand")
-
-    def use_weights(self, path: str | None) -> None:
-        """Play with the learned weights in ``path`` (None: the shipped ones)."""
-        self.weights_file = path
-        self._learned.clear()
 
     def new_game(self) -> None:
         """Forget everything learnt: transposition table, killers, history.
@@ -257,7 +218,7 @@ class Searcher:
         The table is allocated anew rather than cleared: fresh zeroed pages cost nothing
         until a search touches them, so a large table does not stall ``new-game``."""
         self._tt_keys = self._tt_data = None
-        self._tt_keys, self._tt_data = tt.new_table(self.tt_log2)
+        self._tt_keys, self._tt_data = tt.new_table(self.settings.tt_log2)
         self._killers.fill(0)
         self._hist.fill(0)
         for h in self._helpers:
@@ -269,10 +230,10 @@ class Searcher:
         """Compile or load every kernel with a tiny search, then forget it."""
         pos = start_position()
         self.search(pos, [], Limits(depth=3))
-        saved = self.threshold
-        self.threshold = not saved
+        saved = self.settings.threshold
+        self.settings.put("threshold", not saved)
         self.search(pos, [], Limits(depth=2))
-        self.threshold = saved
+        self.settings.put("threshold", saved)
         self.new_game()
 
     # ----- control from other threads ----------------------------------------------
@@ -362,19 +323,19 @@ class Searcher:
     def _book_applies(self, history: list[Position], limits: Limits, thinking_ahead: bool) -> bool:
         """The book plays the first ``book-ply`` plies of a game, but not while pondering or
         analysing, nor for a search bounded only by depth or nodes (a test of the search)."""
-        if not self.book or thinking_ahead or limits.infinite or len(history) >= self.book_ply:
+        if not self.settings.book or thinking_ahead or limits.infinite or len(history) >= self.settings.book_ply:
             return False
         return not ((limits.depth or limits.nodes) and limits.time is None and limits.movetime is None)
 
     def book_for(self, variant) -> "books.Book | None":
         """The book used for ``variant`` (``book-file`` or the shipped one), or None."""
         if variant.name not in self._books:
-            path = books.shipped_book(variant) if self.book_file is None else self.book_file
+            path = books.shipped_book(variant) if self.settings.book_file is None else self.settings.book_file
             found = None
             try:
                 found = books.read_book(path, variant)
             except books.BookError as exc:
-                if self.book_file is not None or books.shipped_book(variant).exists():
+                if self.settings.book_file is not None or books.shipped_book(variant).exists():
                     self.notes.append(f"{exc}; playing without a book")
             self._books[variant.name] = found
         return self._books[variant.name]
@@ -382,7 +343,7 @@ class Searcher:
     def book_move(self, pos: Position) -> Move | None:
         """A book move for ``pos`` (random within ``book-margin`` of the best), or None."""
         found = self.book_for(pos.variant)
-        return None if found is None else found.choose(pos, self.book_margin, self._rng)
+        return None if found is None else found.choose(pos, self.settings.book_margin, self._rng)
 
     # ----- Lazy SMP ---------------------------------------------------------------------
     def _start_helpers(self, max_depth: int) -> None:
@@ -390,9 +351,9 @@ class Searcher:
         (odd helpers one ply ahead of the even ones) and shares only the transposition
         table: what one thread learns orders and cuts the others' searches.  Only the
         main thread's iterations are reported and decide the move."""
-        while len(self._helpers) < self.threads - 1:
+        while len(self._helpers) < self.settings.threads - 1:
             self._helpers.append(_Helper(len(self._helpers) + 1))
-        for h in self._helpers[:self.threads - 1]:
+        for h in self._helpers[:self.settings.threads - 1]:
             h.st[0, :] = self._st[0, :]
             h.keys = self._keys.copy()
             h.params[:] = self._params
@@ -446,16 +407,11 @@ class Searcher:
         root_eval = int(evaluate(*pos.words, v.table,
                                  self._tables[2], self._weights))
         P = self._params
-        P[nm.P_THRESHOLD] = int(self.threshold)
-        P[nm.P_LO] = root_eval - self.threshold_margin
-        P[nm.P_HI] = root_eval + self.threshold_margin
-        P[nm.P_INTERVAL] = self.threshold_interval
-        P[nm.P_FORM] = nm.FORM_VERIFIED if self.threshold_form == "verified" else nm.FORM_PLAIN
-        P[nm.P_MARGIN] = self.threshold_margin
-        P[nm.P_SLOPE] = self.threshold_slope
+        self.settings.fill_kernel(P)
+        margin = self.settings.threshold_margin
+        P[nm.P_LO] = root_eval - margin
+        P[nm.P_HI] = root_eval + margin
         P[nm.P_AGE] = self._age
-        P[nm.P_LMR_DEPTH] = self.lmr_depth
-        P[nm.P_LMR_MOVES] = self.lmr_moves
         P[nm.P_BARRED] = 0 if barred is None else v.square_bit(barred) + 1
         db = self.egdb_for(v)
         self._db = db if db is not None else self._no_egdb

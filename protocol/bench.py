@@ -11,10 +11,13 @@ from __future__ import annotations
 import argparse
 import time
 
-from engine import Limits, Searcher, move_to_hub, pos_from_fen
+from engine import OPTIONS, Limits, Searcher, move_to_hub, pos_from_fen
 
 DEFAULT_DEPTH = 11
 BENCH_TT_LOG2 = 20
+# The flags' older names, kept for scripts that use them.
+LEGACY_FLAGS = {"threshold-margin": ("--margin",), "threshold-interval": ("--interval",),
+                "threshold-form": ("--form",), "threshold-slope": ("--slope",)}
 
 POSITIONS = (
     "W:W31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20",
@@ -80,27 +83,14 @@ def _dame(fens, depth: int) -> tuple[int, float] | None:
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="rafle bench", description=__doc__.splitlines()[0])
     ap.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help="iteration depth (default %(default)s)")
-    ap.add_argument("--threshold", choices=("true", "false"), help="threshold pruning on or off")
-    ap.add_argument("--margin", type=int, help="threshold-margin")
-    ap.add_argument("--interval", type=int, help="threshold-interval")
-    ap.add_argument("--form", choices=("plain", "verified"), help="threshold-form")
-    ap.add_argument("--slope", type=int, help="threshold-slope (verified form: margin per ply)")
-    ap.add_argument("--eval", choices=("learned", "hand"), help="the evaluation (default: learned where "
-                    "Rafle ships weights)")
-    ap.add_argument("--weights", help="search with this weight file")
-    ap.add_argument("--threads", type=int, help="search threads (Lazy SMP; the node count then "
-                    "varies from run to run: compare the time to depth)")
+    for option in OPTIONS:                     # every engine option, as --NAME VALUE
+        ap.add_argument(f"--{option.name}", *LEGACY_FLAGS.get(option.name, ()), dest=option.name,
+                        metavar="VALUE", help=option.help)
     ap.add_argument("--dame", action="store_true", help="also search the positions with dame-rs")
     args = ap.parse_args(argv)
     if args.depth < 1:
         ap.error("--depth must be at least 1")
-    options = {}
-    for name, value in (("threshold", args.threshold), ("threshold-margin", args.margin),
-                        ("threshold-interval", args.interval), ("threshold-form", args.form),
-                        ("threshold-slope", args.slope), ("eval", args.eval),
-                        ("weights", args.weights), ("threads", args.threads)):
-        if value is not None:
-            options[name] = str(value)
+    options = {o.name: getattr(args, o.name) for o in OPTIONS if getattr(args, o.name) is not None}
 
     def show(i, fen, r):
         move = move_to_hub(r.move) if r.move else "none"

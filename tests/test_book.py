@@ -128,7 +128,7 @@ def test_a_bad_book_is_refused_with_its_name_and_play_goes_on(tmp_path):
     corrupt.write_bytes(b"PK\x03\x04 not really a zip")
     s = Searcher(16)
     assert not s.set_option("book-file", str(corrupt))
-    assert str(corrupt) in s.notes[-1] and s.book_file is None
+    assert str(corrupt) in s.notes[-1] and s.settings.book_file is None
     with pytest.raises(BookError, match="corrupt.npz"):
         read_book(corrupt, INTERNATIONAL)
     uneven = tmp_path / "uneven.npz"

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from engine import (
-    VARIANTS, get_variant, legal_moves, move_from_hub, move_to_hub, parse_position, play,
+    OPTIONS, VARIANTS, get_variant, shipped_book, legal_moves, move_from_hub, move_to_hub, parse_position, play,
     pos_to_fen, pos_to_hub, start_position,
 )
 from engine import weights
@@ -175,6 +175,50 @@ def test_set_param_is_silent_before_and_after_init():
     assert root_moves(engine) == hub_moves(start_position())
     engine.send("quit")
     assert engine.close() == 0
+
+
+def _another_value(cmd, files: dict[str, str]) -> str:
+    """A valid value of a declared ``param`` other than its current one."""
+    kind, value = cmd.get("type"), cmd.get("value")
+    if kind == "int":
+        lo = int(cmd.get("min"))
+        return str(lo if int(value) != lo else lo + 1)
+    if kind == "bool":
+        return "false" if value == "true" else "true"
+    if kind == "enum":
+        return next(v for v in cmd.get("values").split() if v != value)
+    return files[cmd.get("name")]
+
+
+def test_every_param_line_round_trips_through_set_param(tmp_path):
+    """Each declared parameter takes another valid value through set-param, the next `hub`
+    declares it with that value, and the first values set back give the first lines."""
+    engine = HubTranscript()
+    engine.send("hub")
+    first = engine.read_until("wait")[1:-1]
+    declared = {tokenize(text).get("name"): tokenize(text) for text in first}
+    assert set(declared) == {"variant"} | {o.name for o in OPTIONS}
+    files = {"weights": str(weights.shipped(get_variant("international"))),
+             "book-file": str(shipped_book(get_variant("international"))),
+             "egdb-path": str(tmp_path)}
+    changed = {name: _another_value(cmd, files) for name, cmd in declared.items()}
+    engine.send(*[f'set-param name={n} value="{v}"' for n, v in changed.items()], "hub")
+    second = engine.read_until("wait")[1:-1]
+    assert {tokenize(t).get("name"): tokenize(t).get("value") for t in second} == changed
+    engine.send(*[f'set-param name={n} value="{c.get("value")}"' for n, c in declared.items()],
+                "hub")
+    assert engine.read_until("wait")[1:-1] == first
+    engine.send("quit")
+    assert engine.close() == 0
+
+
+def test_every_option_is_in_the_help_and_the_readme():
+    usage = subprocess.run(["rafle", "hub", "--help"], capture_output=True, text=True,
+                           timeout=60).stdout
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    for option in OPTIONS:
+        assert re.search(rf"^  {re.escape(option.name)} ", usage, re.M), option.name
+        assert f"`{option.name}`" in readme, option.name
 
 
 # ----- pos --------------------------------------------------------------------------------
@@ -410,6 +454,8 @@ def test_threshold_parameters_change_a_fixed_depth_search():
         "verified 40+10": ["threshold-form value=verified", "threshold-margin value=40",
                            "threshold-slope value=10", "threshold-interval value=1"],
         "verified 40+30": ["threshold-slope value=30"],
+        "no late-move reductions": ["lmr-depth value=0"],
+        "late-move reductions after 4 moves": ["lmr-depth value=3", "lmr-moves value=4"],
     }
     nodes = {}
     for name, params in settings.items():

@@ -473,30 +473,31 @@ def test_options_are_validated():
     s = Searcher(16)
     names = [o.name for o in s.options()]
     assert names == ["tt-size", "threads", "eval", "weights", "threshold", "threshold-form",
-                     "threshold-margin", "threshold-interval", "threshold-slope", "book",
+                     "threshold-margin", "threshold-interval", "threshold-slope", "lmr-depth",
+                     "lmr-moves", "book",
                      "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
-    assert s.set_option("egdb-size", "0") and s.egdb_size == 0
+    assert s.set_option("egdb-size", "0") and s.settings.egdb_size == 0
     assert not s.set_option("egdb-size", "8") and not s.set_option("egdb-size", "-1")
-    assert s.set_option("egdb-path", "/nonexistent/egdb") and s.egdb_path == "/nonexistent/egdb"
-    assert s.set_option("threshold-form", "Verified") and s.threshold_form == "verified"
-    assert not s.set_option("threshold-form", "sloppy") and s.threshold_form == "verified"
+    assert s.set_option("egdb-path", "/nonexistent/egdb") and s.settings.egdb_path == "/nonexistent/egdb"
+    assert s.set_option("threshold-form", "Verified") and s.settings.threshold_form == "verified"
+    assert not s.set_option("threshold-form", "sloppy") and s.settings.threshold_form == "verified"
     assert s.set_option("threshold-slope", "0") and not s.set_option("threshold-slope", "-3")
-    assert s.set_option("threads", "16") and not s.set_option("threads", "17") and s.threads == 16
-    assert not s.set_option("weights", "/no/such/weights.npz") and s.weights_file is None
+    assert s.set_option("threads", "16") and not s.set_option("threads", "17") and s.settings.threads == 16
+    assert not s.set_option("weights", "/no/such/weights.npz") and s.settings.weights_file is None
     assert "/no/such/weights.npz" in s.notes[-1]
-    assert s.set_option("eval", "hand") and s.evaluation == "hand"
-    assert s.set_option("eval", "Learned") and s.evaluation == "learned"
-    assert not s.set_option("eval", "neural") and s.evaluation == "learned"
-    assert s.set_option("threshold", "false") and not s.threshold
-    assert s.set_option("threshold", "true") and s.threshold
+    assert s.set_option("eval", "hand") and s.settings.evaluation == "hand"
+    assert s.set_option("eval", "Learned") and s.settings.evaluation == "learned"
+    assert not s.set_option("eval", "neural") and s.settings.evaluation == "learned"
+    assert s.set_option("threshold", "false") and not s.settings.threshold
+    assert s.set_option("threshold", "true") and s.settings.threshold
     assert not s.set_option("threshold", "maybe")
-    assert s.set_option("threshold-margin", "150") and s.threshold_margin == 150
+    assert s.set_option("threshold-margin", "150") and s.settings.threshold_margin == 150
     assert not s.set_option("threshold-margin", "-1")
     assert not s.set_option("threshold-interval", "0")
     assert not s.set_option("threshold-interval", "two")
     assert not s.set_option("no-such-option", "1")
-    assert not s.set_option("tt-size", "40") and s.tt_log2 == 16
-    assert s.set_option("tt-size", "17") and s.tt_log2 == 17
+    assert not s.set_option("tt-size", "40") and s.settings.tt_log2 == 16
+    assert s.set_option("tt-size", "17") and s.settings.tt_log2 == 17
     assert [o for o in s.options() if o.name == "tt-size"][0].default == "17"
 
 
@@ -562,7 +563,7 @@ def test_new_game_gives_a_clean_table_of_the_same_size(searcher):
     searcher.search(start_position(), [], Limits(depth=4))
     assert searcher._tt_data.any()
     searcher.new_game()
-    assert not searcher._tt_data.any() and len(searcher._tt_data) == 1 << searcher.tt_log2
+    assert not searcher._tt_data.any() and len(searcher._tt_data) == 1 << searcher.settings.tt_log2
 
 
 def test_a_perft_count_stops_when_asked():

@@ -62,11 +62,18 @@ Speak the Hub protocol (version 2, Scan's) on standard input and output: give th
 to a draughts GUI or client (the Hub GUI, pydraughts HubEngine, lidraughts-bot), or type
 'hub', 'init', 'pos start', 'go think' yourself.
 
-Parameters (set-param before init): variant, tt-size, threads, eval (learned or hand),
-weights (a weight file), threshold, threshold-form (verified or plain), threshold-margin,
-threshold-interval, threshold-slope, book, book-ply, book-margin, book-file.  Extension for scripts:
-'perft depth=N' after 'pos'; 'stop' ends it.  Nothing is written to stderr; set
-RAFLE_LOG=FILE to log every line in and out."""
+Parameters (set-param name=NAME value=VALUE, before init):
+  variant             {variants}
+{options}
+
+Extension for scripts: 'perft depth=N' after 'pos'; 'stop' ends it.  Nothing is written to
+stderr; set RAFLE_LOG=FILE to log every line in and out."""
+
+
+def usage() -> str:
+    """``rafle hub --help``: the parameters read from the engine's option table."""
+    variants = " ".join(v.hub_name for v in engine.VARIANTS.values())
+    return USAGE.format(variants=variants, options=engine.options_usage())
 
 
 class InputClosed(Exception):
@@ -80,14 +87,16 @@ def _version() -> str:
         return "0"
 
 
-def param_lines() -> list[str]:
-    """The ``param`` declarations: the variant enum first, then the searcher's options.
-    Read from numba-free names of the engine face, so ``wait`` is not delayed."""
+def param_lines(variant=None, options=None) -> list[str]:
+    """The ``param`` declarations: the variant enum first, then the engine's options, with
+    their current values once set (else the defaults).  Read from numba-free names of the
+    engine face, so ``wait`` is not delayed."""
     names = " ".join(v.hub_name for v in engine.VARIANTS.values())
+    variant = variant or engine.INTERNATIONAL
     # values is always quoted, as the spec's examples show (pydraughts strips the quotes).
-    lines = [line("param", ("name", "variant"), ("value", engine.INTERNATIONAL.hub_name),
+    lines = [line("param", ("name", "variant"), ("value", variant.hub_name),
                   ("type", "enum")) + f' values="{names}"']
-    for opt in engine.default_options():
+    for opt in options or engine.default_options():
         pairs = [("name", opt.name), ("value", opt.default), ("type", opt.type)]
         if opt.min is not None:
             pairs.append(("min", opt.min))
@@ -229,7 +238,8 @@ class Hub:
         version = _version()
         self.out.send(line("id", ("name", NAME), ("version", version), ("author", AUTHOR),
                            ("country", COUNTRY)))
-        for text in param_lines():
+        options = self.searcher.options() if self.searcher is not None else None
+        for text in param_lines(self.variant, options):
             self.out.send(text)
         self.out.send("wait")
         if self.loading is None:
@@ -360,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the Hub loop until ``quit`` or end of input.  Arguments are ignored (clients pass
     ``hub`` and ``--key=value`` options)."""
     if argv and argv[0] in ("-h", "--help"):
-        print(USAGE)
+        print(usage())
         return 0
     log = silence_stderr()
     try:
