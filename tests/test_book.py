@@ -6,9 +6,10 @@ import random
 import numpy as np
 import pytest
 
-from engine import (BookError, Limits, Searcher, book_arrays, book_key, check_book, get_variant,
+from engine import (Limits, Searcher, book_arrays, book_key, get_variant,
                     legal_moves, move_from_hub, move_to_hub, play, read_book, shipped_book,
                     start_position)
+from engine.book import Book, BookError, check_book
 from protocol import book as book_cli
 
 INTERNATIONAL = get_variant("international")
@@ -114,7 +115,6 @@ def test_choices_respect_the_margin():
     moves = legal_moves(start)
     texts = [move_to_hub(m) for m in moves[:4]]
     entries = {book_key(start): [(texts[0], 30), (texts[1], 25), (texts[2], 10), (texts[3], -50)]}
-    from engine import Book
     found = Book("t", "international", {k: tuple(v) for k, v in entries.items()})
     rng = random.Random(3)
     assert {move_to_hub(found.choose(start, 5, rng)) for _ in range(50)} == set(texts[:2])

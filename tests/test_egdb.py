@@ -14,9 +14,9 @@ import pytest
 
 import slow_egdb
 import slow_rules_variants as slow
-from engine import (Limits, Searcher, egdb_build, egdb_load, egdb_round_trip, egdb_slice_size,
-                    egdb_slices, get_variant, legal_moves, move_from_hub, play, pos_from_fen,
+from engine import (Limits, Searcher, egdb_build, egdb_load, egdb_slice_size, egdb_slices, get_variant, legal_moves, move_from_hub, play, pos_from_fen,
                     pos_from_pieces)
+from engine.egdb import egdb_round_trip
 from engine.egdb import (BINOM, CHUNK_SHIFT, DRAW, LOSS, WIN, index_table, mark_predecessors, position_index,
                          position_of)
 from hub_transcript import HubTranscript

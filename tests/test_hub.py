@@ -643,7 +643,6 @@ def test_levels_beyond_a_clock_or_the_node_counter_are_clamped_not_refused(hub):
 
 def test_the_largest_table_fits_in_memory():
     import os
-    from engine import default_options
-    tt = next(o for o in default_options() if o.name == "tt-size")
+    tt = next(o for o in OPTIONS if o.name == "tt-size")
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     assert 16 << int(tt.max) <= memory // 2 and int(tt.max) >= 22

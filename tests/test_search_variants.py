@@ -10,7 +10,8 @@ import random
 
 import pytest
 
-from engine import get_variant, legal_moves, play, pos_from_fen, winner
+from engine import get_variant, legal_moves, play, pos_from_fen
+from engine.position import winner
 from engine.eval import evaluate_position
 from engine.negamax import MATE, WIN_BOUND
 from engine.position import Position

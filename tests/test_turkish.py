@@ -27,8 +27,9 @@ import pytest
 from engine import (
     WHITE, BadInput, Game, Position, get_variant, legal_moves, move_from_hub, move_from_pdn,
     move_to_hub, move_to_pdn, parse_position, perft, play, pos_from_fen, pos_from_hub,
-    pos_to_fen, pos_to_hub, square_name, start_position,
+    pos_to_fen, pos_to_hub, start_position,
 )
+from engine.notation import square_name
 from engine.variants import V_TURN_BACK
 from test_variants import KINDS
 

@@ -13,7 +13,7 @@ client checklist §2.8 and the recommendations §7:
   silently, because py-draughts raises on ``error`` lines (§6 P10).
 * Frisian: the moves of ``pos ... moves=`` are the game history Rafle knows, and its own
   move obeys the rule that a king may not make a fourth quiet move in a row while its side
-  has men (``engine.barred_square``, which the search applies too and ``done`` is checked
+  has men (``engine.allowed_moves``, which the search applies too and ``done`` is checked
   against).  The GUI's moves are taken as it sends them: the GUI is the referee (pydraughts
   does not know that rule).
 * Nothing is ever written to stderr (pydraughts merges it into stdout): fd 2 goes to
@@ -96,7 +96,7 @@ def param_lines(variant=None, options=None) -> list[str]:
     # values is always quoted, as the spec's examples show (pydraughts strips the quotes).
     lines = [line("param", ("name", "variant"), ("value", variant.hub_name),
                   ("type", "enum")) + f' values="{names}"']
-    for opt in options or engine.default_options():
+    for opt in options or engine.OPTIONS:
         pairs = [("name", opt.name), ("value", opt.default), ("type", opt.type)]
         if opt.min is not None:
             pairs.append(("min", opt.min))
