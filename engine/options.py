@@ -3,7 +3,7 @@
 Each :class:`Option` gives its Hub name, type, default, bounds, a line of help, the
 attribute of :class:`Settings` that holds its value, whether the search kernel reads it
 (``kernel``: a slot of the kernel's parameter array, :func:`kernel_slot`) and what
-applying it does (``apply``: the name of a method of the owner, e.g. the ``Searcher``,
+applying it does (``apply``: the dotted name of a method reached from the ``Searcher``,
 called with the new value; it may refuse it by raising :class:`OptionRefused`).
 Everyone reads this table: the Hub's ``param`` lines and ``set-param``, ``rafle hub
 --help``, ``rafle bench``'s flags, the kernel's parameter array and the README (a test
@@ -38,7 +38,7 @@ class Option:
     values: tuple[str, ...] = ()
     attr: str = ""                               # the Settings attribute; default: name with _
     kernel: bool = False                         # a slot of the search kernel's parameters
-    apply: str | None = None                     # the owner's method called with a new value
+    apply: str | None = None                     # the Searcher's method called with a new value
 
     @property
     def key(self) -> str:
@@ -109,7 +109,7 @@ OPTIONS: tuple[Option, ...] = (
            "weights where it has them, else hand) or hand", values=("learned", "hand"),
            attr="evaluation"),
     Option("weights", "string", "", "a weight file of one's own (rafle train)",
-           attr="weights_file", apply="use_weights"),
+           attr="weights_file", apply="resources.use_weights"),
     _bool("threshold", True, "threshold pruning on or off", kernel=True),
     Option("threshold-form", "enum", "verified", "threshold pruning: verified (a shallower "
            "search confirms each cut) or plain", values=FORMS, kernel=True),
@@ -125,11 +125,11 @@ OPTIONS: tuple[Option, ...] = (
     _int("book-ply", 8, 0, 1000, "the book plays the game's first this many plies"),
     _int("book-margin", 10, 0, 10000, "book moves within this many hundredths of the best"),
     Option("book-file", "string", "", "a book of one's own (rafle book build)",
-           apply="use_book"),
+           apply="resources.use_book"),
     _int("egdb-size", 7, 0, 7, "the most pieces of the endgame databases probed (0: off)",
-         apply="forget_databases"),
+         apply="resources.forget_databases"),
     Option("egdb-path", "string", "", "where the endgame databases are (empty: the user's "
-           "cache directory, where rafle egdb build writes)", apply="forget_databases"),
+           "cache directory, where rafle egdb build writes)", apply="resources.forget_databases"),
 )
 BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}
 KERNEL_OPTIONS: tuple[Option, ...] = tuple(o for o in OPTIONS if o.kernel)

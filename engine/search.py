@@ -26,7 +26,7 @@ move (off: -85 +- 53); reducing from the third move on beat the fourth (+49 +- 3
 """
 from __future__ import annotations
 
-import random
+from operator import attrgetter
 import threading
 import time
 from concurrent.futures import Future
@@ -39,13 +39,11 @@ from . import negamax as nm
 from . import timeman
 from . import egdb
 from . import tt
-from .eval import WEIGHTS, eval_tables, evaluate
+from .eval import eval_tables, evaluate
 from .game import root_counters
 from .movegen import FLAG_PROMOTE, new_move_buffer, new_state
-from . import book as books
-from . import weights
 from .options import BY_NAME, OptionRefused, Settings
-from .weights import Evaluation
+from .resources import Resources
 from .position import Move, Position, allowed_moves, barred_square, start_position
 from .zobrist import ZOBRIST, board_key
 
@@ -113,14 +111,10 @@ class Searcher:
     def __init__(self, tt_log2: int = tt.DEFAULT_LOG2):
         self.settings = Settings()      # every option's value (engine.options)
         self.settings.put("tt-size", max(tt.MIN_LOG2, min(int(tt_log2), tt.MAX_LOG2)))
-        self._books: dict[str, books.Book | None] = {}
-        self._rng = random.Random()           # the book's choices: games differ on purpose
-        self.weights = WEIGHTS          # hand evaluation weights (engine.eval), for tuning
-        self._learned: dict[str, Evaluation] = {}
-        self.notes: list[str] = []      # weight and book files that failed to load
+        self.resources = Resources(self.settings)   # books, weights, databases
         self._helpers: list[_Helper] = []
         self._tt_keys, self._tt_data = tt.new_table(self.settings.tt_log2)
-        self._weights = self.weights
+        self._weights = self.resources.hand
         self._killers = np.zeros((nm.MAX_PLY, 2), dtype=np.int64)
         self._hist = np.zeros((2, 64, 64), dtype=np.int64)
         self._st, self._order, self._pv, self._pvlen = nm.new_stack()
@@ -134,9 +128,7 @@ class Searcher:
         self._ctl = np.zeros(nm.C_SIZE, dtype=np.int64)
         self._age = 0
         self._clock = timeman.Clock(self._halt)
-        self._egdb: dict[str, egdb.Tables | None] = {}
-        self._no_egdb = egdb.empty_tables()
-        self._db = self._no_egdb                # the tables of the search in progress
+        self._db = self.resources.no_egdb       # the tables of the search in progress
 
     # ----- options: engine.options declares them, these methods apply them ----------------
     def options(self) -> list[Option]:
@@ -145,7 +137,8 @@ class Searcher:
 
     def set_option(self, name: str, value: str) -> bool:
         """Set one option; False (and nothing changed) for an unknown name, a bad value, a
-        value its action refuses (the reason is added to ``notes``) or during a search."""
+        value its action refuses (the reason is added to the resources' ``notes``) or during
+        a search."""
         option = BY_NAME.get(name)
         if option is None or self._clock.running:
             return False
@@ -154,63 +147,20 @@ class Searcher:
             return False
         if option.apply is not None:
             try:
-                getattr(self, option.apply)(parsed)
+                attrgetter(option.apply)(self)(parsed)
             except OptionRefused as exc:
-                self.notes.append(str(exc))
+                self.resources.notes.append(str(exc))
                 return False
         self.settings.put(name, parsed)
         return True
 
     def resize_table(self, log2: int) -> None:
+        """The apply action of ``tt-size``: a new table of 2^log2 entries."""
         if log2 != self.settings.tt_log2:
             try:
                 self._tt_keys, self._tt_data = tt.new_table(log2)
             except MemoryError:
                 raise OptionRefused(f"no memory for a table of 2^{log2} entries") from None
-
-    def use_weights(self, path: str | None) -> None:
-        """Play with the learned weights in ``path`` (None: the shipped ones)."""
-        if path is not None:
-            try:
-                weights.check(path)
-            except weights.WeightsError as exc:
-                raise OptionRefused(str(exc)) from None
-        self.settings.put("weights", path)
-        self._learned.clear()
-
-    def use_book(self, path: str | None) -> None:
-        if path is not None:
-            try:
-                books.check_book(path)
-            except books.BookError as exc:
-                raise OptionRefused(str(exc)) from None
-        self._books.clear()
-
-    def forget_databases(self, _value) -> None:
-        self._egdb.clear()
-
-    def egdb_for(self, variant) -> "egdb.Tables | None":
-        """The endgame databases of ``variant`` the search probes (None: none found, or
-        ``egdb-size`` 0).  Loaded once; missing or unreadable files are left out quietly."""
-        if self.settings.egdb_size < 2:
-            return None
-        if variant.name not in self._egdb:
-            root = self.settings.egdb_path or egdb.default_dir()
-            self._egdb[variant.name] = egdb.load(root, variant, self.settings.egdb_size)
-        return self._egdb[variant.name]
-
-    def evaluation_for(self, variant) -> Evaluation:
-        """The evaluation a search of ``variant`` uses: the hand weights (``self.weights``)
-        or, with ``eval`` learned, the variant's shipped weights where it has them."""
-        if self.settings.evaluation == "hand":
-            return Evaluation(self.weights, "hand")
-        if variant.name not in self._learned:
-            found, note = weights.default(variant, self.settings.weights_file)
-            if note:
-                self.notes.append(note)
-            self._learned[variant.name] = found
-        found = self._learned[variant.name]
-        return found if found.name != "hand" else Evaluation(self.weights, "hand")
 
     def new_game(self) -> None:
         """Forget everything learnt: transposition table, killers, history.
@@ -294,7 +244,7 @@ class Searcher:
             if len(moves) == 1 and not (ponder or analyze):
                 return Result(moves[0], None, None, 0, 0, time.monotonic() - start, (moves[0],))
             if self._book_applies(history, limits, ponder or analyze):
-                move = self.book_move(pos)
+                move = self.resources.book_move(pos)
                 if move is not None and move in moves:
                     return Result(move, None, None, 0, 0, time.monotonic() - start, (move,))
             plan = timeman.plan(limits, analyze=analyze)
@@ -326,24 +276,6 @@ class Searcher:
         if not self.settings.book or thinking_ahead or limits.infinite or len(history) >= self.settings.book_ply:
             return False
         return not ((limits.depth or limits.nodes) and limits.time is None and limits.movetime is None)
-
-    def book_for(self, variant) -> "books.Book | None":
-        """The book used for ``variant`` (``book-file`` or the shipped one), or None."""
-        if variant.name not in self._books:
-            path = books.shipped_book(variant) if self.settings.book_file is None else self.settings.book_file
-            found = None
-            try:
-                found = books.read_book(path, variant)
-            except books.BookError as exc:
-                if self.settings.book_file is not None or books.shipped_book(variant).exists():
-                    self.notes.append(f"{exc}; playing without a book")
-            self._books[variant.name] = found
-        return self._books[variant.name]
-
-    def book_move(self, pos: Position) -> Move | None:
-        """A book move for ``pos`` (random within ``book-margin`` of the best), or None."""
-        found = self.book_for(pos.variant)
-        return None if found is None else found.choose(pos, self.settings.book_margin, self._rng)
 
     # ----- Lazy SMP ---------------------------------------------------------------------
     def _start_helpers(self, max_depth: int) -> None:
@@ -403,7 +335,7 @@ class Searcher:
         st[nm.F_REV], st[nm.F_EG], st[nm.F_ROAD], st[nm.F_STABLE] = counters
         v = pos.variant
         self._tables = (v.table, v.steps, eval_tables(v))
-        self._weights = self.evaluation_for(v).weights
+        self._weights = self.resources.evaluation_for(v).weights
         root_eval = int(evaluate(*pos.words, v.table,
                                  self._tables[2], self._weights))
         P = self._params
@@ -413,8 +345,8 @@ class Searcher:
         P[nm.P_HI] = root_eval + margin
         P[nm.P_AGE] = self._age
         P[nm.P_BARRED] = 0 if barred is None else v.square_bit(barred) + 1
-        db = self.egdb_for(v)
-        self._db = db if db is not None else self._no_egdb
+        db = self.resources.egdb_for(v)
+        self._db = db if db is not None else self.resources.no_egdb
         pieces = bin(pos.white | pos.black).count("1")
         P[nm.P_EGDB] = 0 if db is None else db.pieces
         P[nm.P_EGDB_ROOT] = pieces

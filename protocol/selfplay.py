@@ -54,7 +54,7 @@ def _setup(evaluation: str, weights_path: str | None) -> None:
     _searcher = Searcher(18)
     _searcher.set_option("eval", evaluation)
     if weights_path:
-        _searcher.use_weights(weights_path)
+        _searcher.set_option("weights", weights_path)
     _searcher.warm_up()
 
 

@@ -128,7 +128,7 @@ def test_a_bad_book_is_refused_with_its_name_and_play_goes_on(tmp_path):
     corrupt.write_bytes(b"PK\x03\x04 not really a zip")
     s = Searcher(16)
     assert not s.set_option("book-file", str(corrupt))
-    assert str(corrupt) in s.notes[-1] and s.settings.book_file is None
+    assert str(corrupt) in s.resources.notes[-1] and s.settings.book_file is None
     with pytest.raises(BookError, match="corrupt.npz"):
         read_book(corrupt, INTERNATIONAL)
     uneven = tmp_path / "uneven.npz"
@@ -142,7 +142,7 @@ def test_a_bad_book_is_refused_with_its_name_and_play_goes_on(tmp_path):
     assert s.set_option("book-file", str(russian))
     r = s.search(start_position(), [], Limits(movetime=0.05))
     assert r.move in legal_moves(start_position()) and r.depth > 0
-    assert "russian.npz" in s.notes[-1] and "without a book" in s.notes[-1]
+    assert "russian.npz" in s.resources.notes[-1] and "without a book" in s.resources.notes[-1]
 
 
 def test_the_shipped_book_loads_and_its_moves_are_legal():

@@ -269,7 +269,7 @@ def test_root_in_the_tables_keeps_its_value(built):
     """From a won root the move played wins, from a drawn one it does not lose."""
     variant = get_variant("international")
     s = _searcher(built)
-    tables = s.egdb_for(variant)
+    tables = s.resources.egdb_for(variant)
     X = index_table(variant)
     rng = random.Random(3)
     done = {WIN: 0, DRAW: 0}
@@ -292,7 +292,7 @@ def test_search_scores_a_capture_into_a_known_win(built):
     scores the known win beyond every evaluation."""
     s = _searcher(built)
     pos = pos_from_fen("W:WK20,K19:B38,K32")
-    tables = s.egdb_for(pos.variant)
+    tables = s.resources.egdb_for(pos.variant)
     moves = legal_moves(pos)
     assert len(moves) == 5 and all(m.is_capture for m in moves)
     won = [m for m in moves if tables.probe(play(pos, m)) == LOSS]
@@ -322,9 +322,9 @@ def test_without_files_the_search_runs(tmp_path):
     s = _searcher(tmp_path / "none")
     pos = pos_from_fen("W:WK47:BK4")
     r = s.search(pos, [], Limits(depth=4))
-    assert r.move in legal_moves(pos) and s.egdb_for(pos.variant) is None and not s.notes
+    assert r.move in legal_moves(pos) and s.resources.egdb_for(pos.variant) is None and not s.resources.notes
     s.set_option("egdb-size", "0")
-    assert s.egdb_for(pos.variant) is None
+    assert s.resources.egdb_for(pos.variant) is None
 
 
 def test_hub_transcript_with_the_tables(built):

@@ -99,8 +99,8 @@ def test_selfplay_writes_positions_a_training_run_reads(tmp_path, capsys):
     assert cli(["train", "--data", str(out), "--out", str(weights), "--epochs", "1",
                 "--quiet"]) == 0
     s = Searcher(16)
-    s.use_weights(str(weights))
-    assert s.evaluation_for(start_position().variant).name == "w"
+    s.resources.use_weights(str(weights))
+    assert s.resources.evaluation_for(start_position().variant).name == "w"
 
 
 def test_bad_training_input_is_one_line_and_exit_2(tmp_path, capsys):

@@ -484,7 +484,7 @@ def test_options_are_validated():
     assert s.set_option("threshold-slope", "0") and not s.set_option("threshold-slope", "-3")
     assert s.set_option("threads", "16") and not s.set_option("threads", "17") and s.settings.threads == 16
     assert not s.set_option("weights", "/no/such/weights.npz") and s.settings.weights_file is None
-    assert "/no/such/weights.npz" in s.notes[-1]
+    assert "/no/such/weights.npz" in s.resources.notes[-1]
     assert s.set_option("eval", "hand") and s.settings.evaluation == "hand"
     assert s.set_option("eval", "Learned") and s.settings.evaluation == "learned"
     assert not s.set_option("eval", "neural") and s.settings.evaluation == "learned"

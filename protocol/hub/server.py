@@ -270,13 +270,13 @@ class Hub:
         def warm_up() -> None:
             engine.warm_up()
             searcher.warm_up()
-            searcher.egdb_for(variant)   # read the endgame databases now, not on the clock
+            searcher.resources.egdb_for(variant)   # read the endgame databases now, not on the clock
 
         # Compiling with an empty numba cache takes a while; end of input must not wait for it.
         self.wait_for(in_background(warm_up, "hub-init"))
-        evaluation = searcher.evaluation_for(self.variant)
+        evaluation = searcher.resources.evaluation_for(self.variant)
         self.out.send(line("init", ("eval", evaluation.name)))    # which weights play
-        for note in searcher.notes:
+        for note in searcher.resources.notes:
             self.out.note(note)
         self.out.send("ready")
 
