@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import movegen as mg
+from . import counting, movegen as mg
 from .variants import GOAL_BREAKTHROUGH, GOAL_LOSING, INTERNATIONAL, Variant
 
 WHITE, BLACK = 0, 1
@@ -180,16 +180,16 @@ def perft(pos: Position, depth: int, bulk: bool = True, stop: np.ndarray | None 
     if stop is None:
         stop = new_stop_flag()
     if table is None:
-        n = int(mg.perft(*pos.words, depth, bulk, v.table, v.steps, buf, state, stop))
+        n = int(counting.perft(*pos.words, depth, bulk, v.table, v.steps, buf, state, stop))
     else:
-        n = int(mg.perft_hashed(*pos.words, depth, bulk, v.table, v.steps, buf, state, stop,
-                                table))
+        n = int(counting.perft_hashed(*pos.words, depth, bulk, v.table, v.steps, buf, state,
+                                      stop, table))
     return None if n < 0 else n
 
 
 def new_perft_table(megabytes: int) -> np.ndarray:
     """A table of perft subtree counts of about ``megabytes`` MB, for :func:`perft`."""
-    return mg.new_perft_table(megabytes)
+    return counting.new_perft_table(megabytes)
 
 
 def new_stop_flag() -> np.ndarray:
