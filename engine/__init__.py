@@ -65,9 +65,9 @@ _EXPORTS = {
                  "move_to_pdn", "parse_position", "pos_from_dxp", "pos_from_fen", "pos_from_hub",
                  "pos_from_pieces", "pos_to_dxp", "pos_to_fen", "pos_to_hub", "square_name"),
     "position": ("BLACK", "WHITE", "Move", "Position", "allowed_moves", "barred_square", "is_lost", "legal_moves",
-                 "new_perft_table", "new_stop_flag", "perft", "perft_divide", "play", "set_stop",
-                 "start_position",
-                 "warm_up", "winner"),
+                 "play", "start_position", "warm_up", "winner"),
+    "counting": ("new_perft_table",),
+    "divide": ("Divide", "new_stop_flag", "perft", "perft_divide", "set_stop"),
     "variants": ("GOAL_BREAKTHROUGH", "GOAL_LOSING", "GOAL_NORMAL", "INTERNATIONAL", "VARIANTS",
                  "Variant", "get_variant"),
 }

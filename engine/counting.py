@@ -9,7 +9,7 @@ bitboards where the side to move has no king and short captures, then
 :func:`_count_men_only` (each man's captures followed by shifts), then the capture search
 (:func:`_count_searched`).  :func:`perft` walks the tree on an explicit stack;
 :func:`perft_hashed` also keeps the counts of subtrees in a table (:func:`new_perft_table`)
-that threads may share.  The Python side is :func:`engine.position.perft`.
+that threads may share.  The Python side (stop flag, divide) is :mod:`engine.divide`.
 """
 import numpy as np
 from numba import njit
