@@ -135,28 +135,15 @@ def legal_moves(pos: Position, paths: bool = False) -> list[Move]:
 
 
 def play(pos: Position, move: Move) -> Position:
-    """The position after ``move`` (assumed legal: use ``legal_moves`` to check)."""
+    """The position after ``move`` (assumed legal: use ``legal_moves`` to check), made by
+    the kernels' own copy-make (:func:`engine.movegen.make`)."""
     v = pos.variant
-    frm, to = v.square_bit(move.frm), v.square_bit(move.to)
     captured = 0
     for s in move.captured:
         captured |= 1 << v.square_bit(s)
-    fb, tb = 1 << frm, 1 << to
-    moved = fb ^ tb
-    white, black, kings = pos.white, pos.black, pos.kings
-    if pos.turn == WHITE:
-        white ^= moved
-        black &= ~captured
-    else:
-        black ^= moved
-        white &= ~captured
-    if kings & fb:
-        kings = (kings & ~captured) ^ moved
-    else:
-        kings &= ~captured
-        if move.promotes:
-            kings |= tb
-    return Position(white, black, kings, 1 - pos.turn, v)
+    white, black, kings, turn = mg.make(*pos.words, v.square_bit(move.frm), v.square_bit(move.to),
+                                        signed64(captured), mg.FLAG_PROMOTE if move.promotes else 0)
+    return Position(int(white), int(black), int(kings), int(turn), v)
 
 
 def winner(pos: Position) -> int | None:
@@ -225,6 +212,6 @@ def warm_up() -> None:
     """Run every rules kernel once so that later calls pay no compile or load time."""
     pos = start_position()
     from .divide import perft     # here, not at the top: that module builds on this one
-    legal_moves(pos)
+    play(pos, legal_moves(pos)[0])
     perft(pos, 2, True)
     perft(pos, 2, False)
