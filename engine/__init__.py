@@ -34,8 +34,9 @@ if TYPE_CHECKING:
                            pos_from_pieces, pos_to_dxp, pos_to_fen, pos_to_hub)
     from .options import OPTIONS, options_usage, parse_float, parse_int
     from .pdn import read_pdn, write_pdn
-    from .position import (BLACK, WHITE, Move, Position, allowed_moves, legal_moves,
-                           new_perft_table, new_stop_flag, perft, perft_divide, play, set_stop,
+    from .counting import new_perft_table
+    from .divide import new_stop_flag, perft, perft_divide, set_stop
+    from .position import (BLACK, WHITE, Move, Position, allowed_moves, legal_moves, play,
                            start_position, warm_up)
     from .search import Info, Limits, Result, Searcher
     from .variants import INTERNATIONAL, VARIANTS, Variant, get_variant

@@ -7,10 +7,7 @@ threads: each thread gets its own scratch buffers.
 from __future__ import annotations
 
 import threading
-from collections import Counter
 from dataclasses import dataclass
-
-import numpy as np
 
 from . import movegen as mg
 from .variants import GOAL_BREAKTHROUGH, GOAL_LOSING, INTERNATIONAL, Variant
@@ -138,75 +135,15 @@ def legal_moves(pos: Position, paths: bool = False) -> list[Move]:
 
 
 def play(pos: Position, move: Move) -> Position:
-    """The position after ``move`` (assumed legal: use ``legal_moves`` to check)."""
+    """The position after ``move`` (assumed legal: use ``legal_moves`` to check), made by
+    the kernels' own copy-make (:func:`engine.movegen.make`)."""
     v = pos.variant
-    frm, to = v.square_bit(move.frm), v.square_bit(move.to)
     captured = 0
     for s in move.captured:
         captured |= 1 << v.square_bit(s)
-    fb, tb = 1 << frm, 1 << to
-    moved = fb ^ tb
-    white, black, kings = pos.white, pos.black, pos.kings
-    if pos.turn == WHITE:
-        white ^= moved
-        black &= ~captured
-    else:
-        black ^= moved
-        white &= ~captured
-    if kings & fb:
-        kings = (kings & ~captured) ^ moved
-    else:
-        kings &= ~captured
-        if move.promotes:
-            kings |= tb
-    return Position(white, black, kings, 1 - pos.turn, v)
-
-
-def perft(pos: Position, depth: int, bulk: bool = True, stop: np.ndarray | None = None,
-          paths: bool = False, table: np.ndarray | None = None) -> int | None:
-    """Number of move sequences of ``depth`` plies (game-ending rules ignored).
-
-    ``stop``: an array made by :func:`new_stop_flag`; another thread setting it with
-    :func:`set_stop` ends the count within milliseconds, and None is returned.
-    ``paths``: every capture path is a move of its own (the "keep duplicates"
-    convention); by default a capture is one move per from, to, captured set and crowning.
-    ``table``: from :func:`new_perft_table`: subtree counts are kept there and reused
-    (exactly: an entry holds its whole position); threads may share one table, but counts
-    of both capture conventions may not.
-    """
-    buf = mg.new_move_buffer(max(depth, 1) + 1)
-    state = mg.new_state(paths)
-    v = pos.variant
-    if stop is None:
-        stop = new_stop_flag()
-    if table is None:
-        n = int(mg.perft(*pos.words, depth, bulk, v.table, v.steps, buf, state, stop))
-    else:
-        n = int(mg.perft_hashed(*pos.words, depth, bulk, v.table, v.steps, buf, state, stop,
-                                table))
-    return None if n < 0 else n
-
-
-def new_perft_table(megabytes: int) -> np.ndarray:
-    """A table of perft subtree counts of about ``megabytes`` MB, for :func:`perft`."""
-    return mg.new_perft_table(megabytes)
-
-
-def new_stop_flag() -> np.ndarray:
-    """A flag that a long count polls; :func:`set_stop` sets it from any thread."""
-    return np.zeros(1, dtype=np.int64)
-
-
-def set_stop(flag: np.ndarray) -> None:
-    flag[0] = 1
-
-
-def perft_divide(pos: Position, depth: int, bulk: bool = True,
-                 paths: bool = False) -> list[tuple[Move, int]]:
-    """perft(depth - 1) after each legal move, in generation order; with ``paths``, a
-    capture reached by k paths counts k times its subtree."""
-    moves = Counter(legal_moves(pos, paths))
-    return [(m, k * perft(play(pos, m), depth - 1, bulk, paths=paths)) for m, k in moves.items()]
+    white, black, kings, turn = mg.make(*pos.words, v.square_bit(move.frm), v.square_bit(move.to),
+                                        signed64(captured), mg.FLAG_PROMOTE if move.promotes else 0)
+    return Position(int(white), int(black), int(kings), int(turn), v)
 
 
 def winner(pos: Position) -> int | None:
@@ -274,6 +211,7 @@ def allowed_moves(history: list[Position], pos: Position) -> list[Move]:
 def warm_up() -> None:
     """Run every rules kernel once so that later calls pay no compile or load time."""
     pos = start_position()
-    legal_moves(pos)
+    from .divide import perft     # here, not at the top: that module builds on this one
+    play(pos, legal_moves(pos)[0])
     perft(pos, 2, True)
     perft(pos, 2, False)

@@ -16,7 +16,7 @@ import socket
 
 from engine import BadInput, Position, get_variant, parse_position, perft, pos_to_fen
 
-from .suite import Count, Progress, Tally, split
+from .suite import Count, Progress, count
 
 RETRIES = 3                     # a task whose worker dies is run again up to this many times
 FAULT = "RAFLE_RAY_FAULT"       # tests: the first task to find no file at this path ends its worker
@@ -102,27 +102,28 @@ def count_on_ray(pos: Position, depth: int, bulk: bool = True, progress: Progres
     ray = ray_module()
     if depth <= plies:
         raise BadInput(f"--ray splits the tree after {plies} plies: give --depth {plies + 1} or more")
-    moves, tasks = split(pos, depth, paths, plies)
-    tally = Tally(moves, tasks, progress)
     remote = ray.remote(max_retries=RETRIES)(subtree)
     name = pos.variant.name
-    refs = {remote.remote(name, pos_to_fen(task.pos), task.depth, bulk, paths): task
-            for task in tasks}
-    missing = []
-    pending = list(refs)
-    while pending:
-        ready, pending = ray.wait(pending, num_returns=1)
-        for ref in ready:
-            try:
-                n = ray.get(ref)
-            except Exception as exc:     # retries spent: the worker kept dying, or the task failed
-                missing.append(f"{refs[ref].name} ({type(exc).__name__})")
-                continue
-            tally.add(refs[ref], n)
-    if missing:
-        raise ClusterError(f"{len(missing)} of {len(refs)} subtrees were not counted, no total: "
-                           + ", ".join(sorted(missing)[:10]) + (" ..." if len(missing) > 10 else ""))
-    return tally.result(depth)
+
+    def on_ray(tasks):
+        refs = {remote.remote(name, pos_to_fen(task.pos), task.depth, bulk, paths): task
+                for task in tasks}
+        missing = []
+        pending = list(refs)
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            for ref in ready:
+                try:
+                    n = ray.get(ref)
+                except Exception as exc:     # retries spent: the worker kept dying, or the task failed
+                    missing.append(f"{refs[ref].name} ({type(exc).__name__})")
+                    continue
+                yield refs[ref], n
+        if missing:
+            raise ClusterError(f"{len(missing)} of {len(refs)} subtrees were not counted, no total: "
+                               + ", ".join(sorted(missing)[:10]) + (" ..." if len(missing) > 10 else ""))
+
+    return count(pos, depth, bulk, progress, paths, plies=plies, count_subtrees=on_ray)
 
 
 def disconnect(started: bool) -> None:

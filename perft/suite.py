@@ -1,4 +1,4 @@
-"""Perft counting with per-root-move progress, and reference suites.
+"""Perft counts timed, with per-root-move progress, and reference suites.
 
 A suite is a JSON list in the format of ``perft/data/reference.json`` (the built-in
 suite: published counts, each entry with its source): entries with
@@ -16,13 +16,11 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import Callable
 
-from engine import (BadInput, Move, Position, get_variant, legal_moves, move_to_hub,
-                    new_stop_flag, parse_position, perft, play, set_stop)
+from engine import BadInput, Move, Position, get_variant, parse_position, perft_divide
 
 # Called as the count goes on: (root moves done, root moves, current root move,
 # nodes counted so far, seconds so far).
@@ -39,98 +37,25 @@ class Count:
     divide: tuple[tuple[Move, int], ...]
 
 
-class Task(NamedTuple):
-    """One subtree of a split count: its root move's index, the paths that lead to it
-    (more than 1 only when counting capture paths), its position and depth, and a name."""
-
-    root: int
-    weight: int
-    pos: Position
-    depth: int
-    name: str
-
-
-def split(pos: Position, depth: int, paths: bool = False,
-          plies: int | None = None) -> tuple[list[tuple[Move, int]], list[Task]]:
-    """perft(depth) cut into subtrees: the root's moves (each with its capture paths) and
-    the tasks, one per line of ``plies`` moves from the root (default: 2 from depth 3,
-    else 1; never so many that a task has no ply left).  A line that ends early (no moves)
-    has nothing below it and makes no task."""
-    if plies is None:
-        plies = 1 if depth < 3 else 2
-    plies = max(1, min(plies, depth - 1)) if depth > 1 else 1
-    moves = list(Counter(legal_moves(pos, paths)).items())
-    tasks = [Task(i, k, play(pos, move), depth - 1, move_to_hub(move))
-             for i, (move, k) in enumerate(moves)]
-    for _ in range(plies - 1):
-        tasks = [Task(t.root, t.weight * j, play(t.pos, reply), t.depth - 1,
-                      f"{t.name} {move_to_hub(reply)}")
-                 for t in tasks for reply, j in Counter(legal_moves(t.pos, paths)).items()]
-    return moves, tasks
-
-
-class Tally:
-    """The counts of a split's tasks as they come in, by root move, with progress."""
-
-    def __init__(self, moves, tasks, progress: Progress | None):
-        self.moves = moves
-        self.progress = progress
-        self.start = time.perf_counter()
-        self.per_root = [0] * len(moves)
-        self.waiting = Counter(task.root for task in tasks)
-        self.done = sum(1 for i in range(len(moves)) if not self.waiting[i])
-        self.nodes = 0
-
-    def add(self, task: Task, n: int) -> None:
-        self.per_root[task.root] += task.weight * n
-        self.nodes += task.weight * n
-        self.waiting[task.root] -= 1
-        self.done += not self.waiting[task.root]
-        if self.progress is not None:
-            self.progress(self.done, len(self.moves), self.moves[task.root][0], self.nodes,
-                          time.perf_counter() - self.start)
-
-    def result(self, depth: int) -> Count:
-        divide = tuple((move, n) for (move, _), n in zip(self.moves, self.per_root))
-        return Count(depth, self.nodes, time.perf_counter() - self.start, divide)
-
-
 def count(pos: Position, depth: int, bulk: bool = True, progress: Progress | None = None,
-          paths: bool = False, threads: int = 1, table=None, plies: int | None = None) -> Count:
-    """perft(depth), split by root move so that long runs can say how far they have got.
+          paths: bool = False, threads: int = 1, table=None, plies: int | None = None,
+          count_subtrees=None) -> Count:
+    """perft(depth), split by root move (the engine's one divide, ``perft_divide``, which
+    takes the same arguments), timed, with progress so that long runs can say how far they
+    have got.  An exception raised by ``progress`` (Ctrl-C) stops the running kernels and
+    goes on to the caller."""
+    start = time.perf_counter()
 
-    ``paths``: every capture path is a move.  ``threads``: from depth 3 the subtrees
-    after each root move and reply are counted by that many threads (the kernel releases
-    the GIL); the counts are the same as one thread's, only the order of the work changes.
-    ``table``: a table of subtree counts (``engine.new_perft_table``) that every thread
-    reads and fills.  ``plies``: where the tree is cut into tasks (:func:`split`).
-    """
-    if depth == 0:
-        return Count(0, 1, 0.0, ())
-    moves, tasks = split(pos, depth, paths, plies)
-    tally = Tally(moves, tasks, progress)
-    stop = new_stop_flag()
+    def counted(tally, root: int) -> None:
+        if progress is not None:
+            progress(tally.done, len(tally.moves), tally.moves[root], tally.nodes,
+                     time.perf_counter() - start)
 
-    def finished(task: Task, n: int | None) -> None:
-        if n is None:
-            raise KeyboardInterrupt               # stopped: the count is incomplete
-        tally.add(task, n)
-
-    if threads <= 1:
-        for task in tasks:
-            finished(task, perft(task.pos, task.depth, bulk, stop, paths, table))
-    else:
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            futures = {pool.submit(perft, task.pos, task.depth, bulk, stop, paths, table): task
-                       for task in tasks}
-            try:
-                for future in as_completed(futures):
-                    finished(futures[future], future.result())
-            except BaseException:
-                set_stop(stop)                    # the running kernels end within milliseconds
-                pool.shutdown(cancel_futures=True)
-                raise
-    return tally.result(depth)
+    result = perft_divide(pos, depth, bulk, paths, table=table, threads=threads, plies=plies,
+                          on_count=counted, count_subtrees=count_subtrees)
+    if result.stopped:
+        raise KeyboardInterrupt               # stopped: the count is incomplete
+    return Count(depth, result.nodes, time.perf_counter() - start, result.counts)
 
 
 # ----- reference suites ------------------------------------------------------------

@@ -17,7 +17,8 @@ import pytest
 import slow_rules
 from engine import (get_variant, legal_moves, move_to_hub, new_perft_table, parse_position, perft,
                     perft_divide, play)
-from perft.suite import count, load_reference, split
+from engine.divide import split
+from perft.suite import count, load_reference
 from protocol.cli import main as cli
 
 ENTRIES = load_reference()
@@ -82,7 +83,7 @@ def test_low_authority_counts_agree_with_the_slow_twin(label, fen, depth, nodes)
                          + [(fen, 6) for label, fen, d, n in CASES if label == "Woldouby"][:1])
 def test_divide_sums_to_perft(fen, depth):
     pos = parse_position(fen)
-    divide = perft_divide(pos, depth)
+    divide = perft_divide(pos, depth).counts
     assert [m for m, _ in divide] == legal_moves(pos)
     assert sum(n for _, n in divide) == perft(pos, depth) == perft(pos, depth, bulk=False)
     for move, n in divide:

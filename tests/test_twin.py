@@ -20,6 +20,7 @@ from pathlib import Path
 
 import slow_rules
 from engine import BLACK, WHITE, Position, legal_moves, play, pos_to_fen, start_position
+from engine import counting
 from engine import movegen as mg
 from engine.variants import INTERNATIONAL
 
@@ -109,7 +110,7 @@ def compare(pos: Position, check_play: bool = True) -> int:
     args = (pos.white, pos.black, pos.kings, pos.turn, V.table, V.steps)
     n = mg.generate(*args, _buf[0], _state)
     assert n == len(moves)
-    assert mg.count_moves(*args, _buf[0], _state) == n, f"bulk count differs in {fen}"
+    assert counting.count_moves(*args, _buf[0], _state) == n, f"bulk count differs in {fen}"
     if not check_play:
         return n
     n = mg.generate(*args, _buf[0], _state)

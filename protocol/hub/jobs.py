@@ -118,17 +118,17 @@ def start_perft(out: Output, pos, depth: int, stop) -> Future:
 
 def _perft(out: Output, pos, depth: int, stop) -> None:
     start = time.perf_counter()
-    total = 1
-    if depth > 0:
-        total = 0
-        moves = engine.legal_moves(pos)
-        for done, move in enumerate(moves):  # one line per move as soon as it is counted
-            nodes = engine.perft(engine.play(pos, move), depth - 1, stop=stop)
-            if nodes is None:
-                out.send(error_line(f"perft stopped after {done} of {len(moves)} root moves"))
-                return
-            total += nodes
-            out.send(line("info", ("move", engine.move_to_hub(move, pos.variant)),
-                          ("nodes", str(nodes))))
+
+    def counted(tally, root: int) -> None:   # one line per move as soon as it is counted
+        if tally.finished(root):
+            out.send(line("info", ("move", engine.move_to_hub(tally.moves[root], pos.variant)),
+                          ("nodes", str(tally.per_root[root]))))
+
+    # One subtree per root move, counted in order: the lines come in generation order.
+    result = engine.perft_divide(pos, depth, stop=stop, plies=1, on_count=counted)
+    if result.stopped:
+        out.send(error_line(f"perft stopped after {result.done} of {len(result.counts)} "
+                            "root moves"))
+        return
     elapsed = time.perf_counter() - start
-    out.send(line("perft", ("nodes", str(total)), ("time", f"{elapsed:.3f}")))
+    out.send(line("perft", ("nodes", str(result.nodes)), ("time", f"{elapsed:.3f}")))
