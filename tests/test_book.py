@@ -9,7 +9,7 @@ import pytest
 from engine import (BookError, Limits, Searcher, book_arrays, book_key, check_book, get_variant,
                     legal_moves, move_from_hub, move_to_hub, play, read_book, shipped_book,
                     start_position)
-from protocol import book as book_cli
+from protocol.tools import book as book_cli
 
 INTERNATIONAL = get_variant("international")
 MARGIN = 40

@@ -12,11 +12,11 @@ import pytest
 
 from engine import BadInput, get_variant, legal_moves, move_from_hub, move_to_hub, play, start_position
 from engine.pdn import read_pdn
-from protocol.match import runner as match
-from protocol.match.elo import (Sprt, elo_estimate, elo_from_score, score_from_elo, sprt_bounds,
-                          sprt_llr)
+from protocol.tools.match import runner as match
+from protocol.tools.match.elo import (Sprt, elo_estimate, elo_from_score, score_from_elo,
+                                      sprt_bounds, sprt_llr)
 from protocol.hub.client import HubClient, parse_line
-from protocol.match.openings import load_openings, parse_opening
+from protocol.tools.match.openings import load_openings, parse_opening
 
 ROOT = Path(__file__).resolve().parents[1]
 

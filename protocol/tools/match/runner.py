@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from engine import (INTERNATIONAL, WHITE, BadInput, Game, get_variant, move_from_hub, move_to_hub,
                     pos_to_hub, write_pdn)
 
-from ..hub.client import EngineError, HubClient
+from ...hub.client import EngineError, HubClient
 from .elo import Sprt
 from .openings import Opening, builtin, load_openings
 from .score import GameResult, Score

@@ -48,7 +48,7 @@ from pathlib import Path
 
 from engine import INTERNATIONAL, get_variant, write_pdn
 
-from ..hub.client import EngineError, HubClient
+from ...hub.client import EngineError, HubClient
 from .dxp_client import DxpClient
 from .ratings import fit_ratings
 from .runner import Limit, Match, build_parser as match_parser, parse_tc, run_workers
