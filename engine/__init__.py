@@ -35,9 +35,9 @@ if TYPE_CHECKING:
     from .options import OPTIONS, options_usage, parse_float, parse_int
     from .pdn import read_pdn, write_pdn
     from .counting import new_perft_table
-    from .divide import new_stop_flag, perft, perft_divide, set_stop
+    from .divide import new_stop_flag, perft, perft_divide, set_stop, warm_up
     from .position import (BLACK, WHITE, Move, Position, allowed_moves, legal_moves, play,
-                           start_position, warm_up)
+                           start_position)
     from .search import Info, Limits, Result, Searcher
     from .variants import INTERNATIONAL, VARIANTS, Variant, get_variant
 

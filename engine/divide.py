@@ -5,7 +5,7 @@ own, so threads may count at once.  :func:`perft_divide` is the project's one di
 count under each root move): the perft runner, the reference suites, the Ray cluster and
 the Hub's ``perft`` all call it.  It cuts the tree into subtrees (:func:`split`), has them
 counted (here, on threads, or by a counter the caller gives, such as Ray tasks) and adds
-the counts up by root move (:class:`Tally`).
+the counts up by root move (:class:`Tally`).  :func:`warm_up` runs the rules kernels once.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import numpy as np
 from . import counting
 from .movegen import new_move_buffer, new_state
 from .notation import move_to_hub
-from .position import Move, Position, legal_moves, play
+from .position import Move, Position, legal_moves, play, start_position
 
 
 def perft(pos: Position, depth: int, bulk: bool = True, stop: np.ndarray | None = None,
@@ -187,3 +187,11 @@ def _counted_here(bulk: bool, paths: bool, stop: np.ndarray | None, table: np.nd
                 pool.shutdown(cancel_futures=True)
                 raise
     return count
+
+
+def warm_up() -> None:
+    """Run every rules kernel once so that later calls pay no compile or load time."""
+    pos = start_position()
+    play(pos, legal_moves(pos)[0])
+    perft(pos, 2, True)
+    perft(pos, 2, False)

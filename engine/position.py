@@ -206,12 +206,3 @@ def allowed_moves(history: list[Position], pos: Position) -> list[Move]:
     less the quiet moves of a Frisian king barred by :func:`barred_square`."""
     barred = barred_square(history, pos)
     return [m for m in legal_moves(pos) if m.captured or m.frm != barred]
-
-
-def warm_up() -> None:
-    """Run every rules kernel once so that later calls pay no compile or load time."""
-    pos = start_position()
-    from .divide import perft     # here, not at the top: that module builds on this one
-    play(pos, legal_moves(pos)[0])
-    perft(pos, 2, True)
-    perft(pos, 2, False)

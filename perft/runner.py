@@ -13,7 +13,8 @@ import sys
 from engine import (BadInput, get_variant, move_to_hub, new_perft_table, parse_position, perft,
                     pos_to_fen, start_position, warm_up)
 
-from .cluster import ClusterError, connect, count_on_ray, disconnect
+from .cluster import count_on_ray
+from .raylink import ClusterError, connect, disconnect
 from .suite import REFERENCE, Count, check_depth, count, load_suite, select
 
 PROGRESS_AFTER = 2.0     # seconds before a run starts reporting progress

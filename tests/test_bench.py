@@ -6,7 +6,7 @@ deterministic: fixed-depth searches read no clock.
 """
 import pytest
 
-from protocol import bench
+from protocol.tools import bench
 
 SIGNATURE_DEPTH = 7
 SIGNATURE = 137204          # as shipped: international-2, verified threshold pruning 40+10/1

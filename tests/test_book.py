@@ -10,7 +10,7 @@ from engine import (Limits, Searcher, book_arrays, book_key, get_variant,
                     legal_moves, move_from_hub, move_to_hub, play, read_book, shipped_book,
                     start_position)
 from engine.book import Book, BookError, check_book
-from protocol import book as book_cli
+from protocol.tools import book as book_cli
 
 INTERNATIONAL = get_variant("international")
 MARGIN = 40

@@ -14,7 +14,7 @@ import pytest
 ray = pytest.importorskip("ray")
 
 from engine import get_variant, parse_position, perft, read_pdn          # noqa: E402
-from perft import cluster                                                # noqa: E402
+from perft import cluster, raylink                                       # noqa: E402
 from perft.suite import count                                            # noqa: E402
 from protocol.cli import main as cli                                     # noqa: E402
 
@@ -23,11 +23,11 @@ from protocol.cli import main as cli                                     # noqa:
 def local_ray(tmp_path_factory):
     marker = tmp_path_factory.mktemp("ray") / "fault"
     marker.write_text("")                        # present: no task is killed until a test removes it
-    os.environ[cluster.FAULT] = str(marker)
-    started = cluster.connect(None, cpus=2)
+    os.environ[raylink.FAULT] = str(marker)
+    started = raylink.connect(None, cpus=2)
     yield marker
-    cluster.disconnect(started)
-    del os.environ[cluster.FAULT]
+    raylink.disconnect(started)
+    del os.environ[raylink.FAULT]
 
 
 @pytest.mark.parametrize("variant, fen, depth, paths", [
@@ -66,7 +66,7 @@ def test_subtrees_never_counted_are_named_and_no_total_is_given(local_ray):
     try:
         # White has one move and Black one reply: one task, whose worker dies every time.
         pos = parse_position("W:W46:B5")
-        with pytest.raises(cluster.ClusterError, match=r"1 of 1 subtrees were not counted, no total: "
+        with pytest.raises(raylink.ClusterError, match=r"1 of 1 subtrees were not counted, no total: "
                                                        r"46-41 5-10"):
             cluster.count_on_ray(pos, 4)
     finally:

@@ -20,7 +20,7 @@ from engine import weights
 from engine.game import Game
 from engine.pdn import read_pdn
 from engine.search import Limits, Searcher
-from protocol.match import runner as match
+from protocol.tools.match import cli as match
 from protocol.text.session import Session
 from protocol.text.thinking import Thinker
 from test_hub import INIT_WAIT, HubProcess

@@ -12,11 +12,12 @@ import pytest
 
 from engine import BadInput, get_variant, legal_moves, move_from_hub, move_to_hub, play, start_position
 from engine.pdn import read_pdn
-from protocol.match import runner as match
-from protocol.match.elo import (Sprt, elo_estimate, elo_from_score, score_from_elo, sprt_bounds,
-                          sprt_llr)
+from protocol.tools.match import cli as match
+from protocol.tools.match.elo import (Sprt, elo_estimate, elo_from_score, score_from_elo,
+                                      sprt_bounds, sprt_llr)
 from protocol.hub.client import HubClient, parse_line
-from protocol.match.openings import load_openings, parse_opening
+from protocol.tools.match.openings import load_openings, parse_opening
+from protocol.tools.match.runner import parse_tc, per_engine
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -117,11 +118,11 @@ def test_sprt_llr_on_known_results():
 
 
 def test_time_controls_and_per_engine_values():
-    assert match.parse_tc("10+0.1") == (10.0, 0.1, 0)
-    assert match.parse_tc("40/300") == (300.0, 0.0, 40)
-    assert match.per_engine("4,2", int) == (4, 2) and match.per_engine("3", int) == (3, 3)
+    assert parse_tc("10+0.1") == (10.0, 0.1, 0)
+    assert parse_tc("40/300") == (300.0, 0.0, 40)
+    assert per_engine("4,2", int) == (4, 2) and per_engine("3", int) == (3, 3)
     with pytest.raises(ValueError):
-        match.parse_tc("0+1")
+        parse_tc("0+1")
 
 
 # ----- openings ----------------------------------------------------------------------

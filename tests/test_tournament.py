@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from engine.pdn import read_pdn
-from protocol.match import tournament
-from protocol.match.ratings import fit_ratings
+from protocol.tools.match import tournament
+from protocol.tools.match.ratings import fit_ratings
 
 ROOT = Path(__file__).resolve().parents[1]
 RAFLE = f"{shlex.quote(sys.executable)} -m protocol.cli"
@@ -224,7 +224,7 @@ def test_the_rating_fit_recovers_known_strengths():
 
 
 def test_openings_from_a_pdn_file_and_from_fens(tmp_path, capsys, monkeypatch):
-    from protocol.match.openings import load_openings
+    from protocol.tools.match.openings import load_openings
     pdn = tmp_path / "starts.pdn"
     pdn.write_text('[Event "a"]\n[Result "*"]\n\n1. 32-28 19-23 2. 28x19 14x23 *\n\n'
                    '[Event "b"]\n[FEN "W:W31,32,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:'

@@ -2,9 +2,10 @@
 driven from one worker thread so that the web server never waits on it.
 
 A search is a :class:`Job`: a position, the moves since it, ``level`` lines and
-``go think`` or ``go analyze``.  Every ``info`` line goes to the job's ``on_info`` as it
-arrives, ``done`` to ``on_done``.  :meth:`EngineSeat.stop` asks the engine to stop (it
-then plays its best move so far); :meth:`EngineSeat.cancel` stops it too but drops the
+``go think`` or ``go analyze``, run by the Hub client's search loop
+(:meth:`protocol.hub.client.HubClient.search`, the match runner's too).  Every ``info`` line
+goes to the job's ``on_info`` as it arrives, ``done`` to ``on_done``.
+:meth:`EngineSeat.stop` asks the engine to stop (it then plays its best move so far); :meth:`EngineSeat.cancel` stops it too but drops the
 answer (the position changed).  The engine is started on the first job, restarted when
 the variant changes, and after a crash or silence it is reported and left stopped until
 the next job or :meth:`EngineSeat.restart`.  What the engine answers is never trusted:
@@ -12,6 +13,7 @@ the session checks every move against Rafle's rules.
 """
 from __future__ import annotations
 
+import math
 import queue
 import shlex
 import sys
@@ -20,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from protocol.hub.client import EngineError, HubClient, parse_line
+from protocol.hub.client import EngineError, HubClient
 
 RAFLE_COMMAND = [sys.executable, "-m", "protocol.cli", "hub"]
 STOP_GRACE = 10.0       # seconds an engine has to answer ``stop`` with ``done``
@@ -170,29 +172,13 @@ class EngineSeat:
         self.emit({"type": "engine", "state": "ready", "name": self.name})
 
     def _search(self, job: Job) -> None:
-        client = self.client
-        client.drain()
-        client.send(f'pos pos={job.position} moves="{" ".join(job.moves)}"')
-        for line in job.level:
-            client.send(f"level {line}")
-        client.send("go analyze" if job.analyze else "go think")
-        started = time.monotonic()
-        stop_at = None if job.movetime is None else started + job.movetime + TIME_GRACE
-        deadline = None
-        while True:
-            now = time.monotonic()
-            if deadline is None and (job.stop.is_set() or (stop_at is not None and now > stop_at)):
-                client.send("stop")
-                deadline = now + STOP_GRACE
-            if deadline is not None and now > deadline:
-                raise EngineError(f"{self.name} did not answer 'stop' within {STOP_GRACE:g} s")
-            line = client.next_line(0.05)
-            if line is None:
-                continue
-            command, args = parse_line(line)
-            if command == "info" and not job.cancelled:
+        def on_info(args: dict[str, str]) -> None:
+            if not job.cancelled:
                 job.on_info(args)
-            elif command == "done":
-                if not job.cancelled:
-                    job.on_done(args.get("move") or None, None)
-                return
+
+        stop_at = math.inf if job.movetime is None else time.monotonic() + job.movetime + TIME_GRACE
+        reply = self.client.search(job.position, job.moves, job.level, stop_at=stop_at,
+                                   analyze=job.analyze, stop=job.stop, stop_grace=STOP_GRACE,
+                                   on_info=on_info)
+        if not job.cancelled:
+            job.on_done(reply.move, None)

@@ -25,7 +25,7 @@ from typing import Callable
 from engine import (BLACK, VARIANTS, WHITE, BadInput, Game, Move, Position, Variant, capture_paths,
                     get_variant, move_from_hub, move_from_pdn, move_to_hub, move_to_pdn,
                     parse_position, play, pos_to_fen, pos_to_hub, read_pdn, write_pdn)
-from protocol.text.thinking import LEVELS, parse_level
+from protocol.levels import LEVELS, parse_level
 
 from .engine import EngineSeat, Job
 

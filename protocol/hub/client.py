@@ -1,4 +1,5 @@
-"""A Hub client: drives one Hub engine process for the match runner, trusting nothing.
+"""A Hub client: drives one Hub engine process for the match runner and the board, trusting
+nothing.
 
 The engine runs as a child process.  A reader thread timestamps every stdout line and
 queues it, another keeps the last lines of stderr (for the log when the engine dies),
@@ -9,6 +10,7 @@ wrong (no ``wait``/``ready``, end of output, no ``done`` in time) raises
 from __future__ import annotations
 
 import collections
+import math
 import os
 import queue
 import shlex
@@ -19,6 +21,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .wire import quote, tokenize
+
+POLL = 0.05             # seconds between looks at a ``stop`` event during a search
+IDLE_WAKE = 60.0        # the longest single wait for a line (a queue cannot wait forever)
 
 
 class EngineError(Exception):
@@ -165,38 +170,24 @@ class HubClient:
         return note + (f"; stderr: {tail}" if tail else "")
 
     def _next(self, deadline: float, waiting_for: str) -> tuple[float, str]:
-        left = deadline - time.monotonic()
+        got = self._take(deadline)
+        if got is None:
+            raise EngineError(f"{self.name} gave no {waiting_for!r} in time")
+        return got
+
+    def _take(self, until: float) -> tuple[float, str] | None:
+        """The next line and its time stamp, or None if none comes by the monotonic time
+        ``until``; :class:`EngineError` once the engine's output has ended."""
         try:
-            stamp, line = self._lines.get(timeout=max(left, 0.0))
+            stamp, line = self._lines.get(timeout=max(until - time.monotonic(), 0.0))
         except queue.Empty:
-            raise EngineError(f"{self.name} gave no {waiting_for!r} in time") from None
+            return None
         if line is None:
             self._lines.put((stamp, None))        # stay at end of output
             time.sleep(0.05)                      # let the exit code and stderr arrive
             raise EngineError(f"{self.name} ended its output{self._exit_note()}")
         self._log(f"{self.label} > {line}")
         return stamp, line
-
-    def next_line(self, timeout: float) -> str | None:
-        """The engine's next line, or None if none comes within ``timeout`` seconds;
-        :class:`EngineError` once its output has ended.  For callers that watch a search
-        as it goes (the board shows every ``info``)."""
-        try:
-            return self._next(time.monotonic() + timeout, "a line")[1]
-        except EngineError:
-            if self.alive() or not self._lines.empty():
-                try:
-                    stamp, line = self._lines.get_nowait()
-                except queue.Empty:
-                    return None
-                if line is not None:
-                    return line
-                self._lines.put((stamp, None))
-            raise
-
-    def drain(self) -> None:
-        """Drop the lines waiting to be read (answers to an earlier, abandoned request)."""
-        self._drain()
 
     def _drain(self) -> None:
         while True:
@@ -221,32 +212,43 @@ class HubClient:
         self.send("new-game")
 
     def search(self, position: str, moves: list[str], level: list[str],
-               deadline: float, stop_at: float | None = None) -> SearchReply:
-        """Set up ``position`` + ``moves`` (Hub strings), send ``level`` lines and
-        ``go think``, and wait for ``done`` until the monotonic ``deadline``.  At
-        ``stop_at`` (if given) ``stop`` is sent once, so an engine that has used up its
-        budget can still answer before the deadline."""
+               deadline: float = math.inf, stop_at: float = math.inf, *, analyze: bool = False,
+               stop: threading.Event | None = None, stop_grace: float = math.inf,
+               on_info: Callable[[dict[str, str]], None] | None = None) -> SearchReply:
+        """Set up ``position`` + ``moves`` (Hub strings), send ``level`` lines and ``go think``
+        (``go analyze``), and wait for ``done`` until the monotonic ``deadline``.  ``stop`` is
+        sent once, at ``stop_at`` or as soon as the event ``stop`` is set, so an engine that has
+        used up its budget can still answer; from then it has ``stop_grace`` seconds.  Every
+        ``info`` goes to ``on_info`` as it arrives.  The match runner and the board both
+        search through here."""
         self._drain()
         self.send(f'pos pos={position} moves="{" ".join(moves)}"')
         for line in level:
             self.send(f"level {line}")
-        self.send("go think")
+        self.send("go analyze" if analyze else "go think")
         sent = time.perf_counter()
         info: dict[str, str] = {}
-        stopped = stop_at is None
+        stopped, grace_end = False, math.inf
         while True:
-            wait_until = deadline if stopped else min(deadline, stop_at)
-            try:
-                stamp, line = self._next(wait_until, "done")
-            except EngineError:
-                if stopped or not self.alive() or time.monotonic() >= deadline:
-                    raise
+            now = time.monotonic()
+            if not stopped and (now >= stop_at or (stop is not None and stop.is_set())):
                 self.send("stop")
-                stopped = True
+                stopped, grace_end = True, now + stop_grace
+            if now >= grace_end:
+                raise EngineError(f"{self.name} did not answer 'stop' within {stop_grace:g} s")
+            wake = min(deadline, grace_end)
+            if not stopped:             # look at the stop conditions again in time
+                wake = min(wake, stop_at, now + POLL if stop is not None else math.inf)
+            got = self._take(min(wake, now + IDLE_WAKE))
+            if got is None:
+                if time.monotonic() >= deadline:
+                    raise EngineError(f"{self.name} gave no 'done' in time")
                 continue
+            stamp, line = got
             command, args = parse_line(line)
             if command == "info":
                 info = args
+                if on_info is not None:
+                    on_info(args)
             elif command == "done":
-                move = args.get("move") or None
-                return SearchReply(move, stamp - sent, info)
+                return SearchReply(args.get("move") or None, stamp - sent, info)

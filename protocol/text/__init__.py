@@ -1,3 +1,4 @@
 """Text mode (``rafle play``): ``cli`` (the terminal loop), ``commands`` (the command table),
-``session`` (the game being played or studied), ``thinking`` (levels and the search the
-keyboard can stop), ``moves`` (typed moves), ``study`` (board editing) and ``board`` (drawing)."""
+``session`` (the game being played or studied), ``thinking`` (the search the keyboard can stop;
+its levels are :mod:`protocol.levels`), ``moves`` (typed moves), ``study`` (board editing) and
+``board`` (drawing)."""

@@ -20,10 +20,10 @@ from typing import TextIO
 
 from engine import BLACK, VARIANTS, WHITE, BadInput, get_variant
 
+from ..levels import LEVELS, parse_level
 from .board import wants_color
 from .commands import execute
 from .session import RAFLE, Session
-from .thinking import LEVELS, parse_level
 
 
 class Terminal:

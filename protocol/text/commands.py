@@ -14,10 +14,10 @@ from typing import Callable
 from engine import (BLACK, VARIANTS, WHITE, BadInput, Game, Limits, Outcome, get_variant,
                     parse_float, parse_int, pos_to_fen, read_pdn, write_pdn)
 
+from ..levels import LEVELS, describe_limits, parse_level
 from .moves import describe, looks_like_move
 from .study import parse_setup, put, read_squares, remove, with_turn
 from .session import RAFLE, Session
-from .thinking import LEVELS, describe_limits, parse_level
 
 PIPE_ANALYSIS = 5.0      # seconds of analysis without a limit when nobody can type "stop"
 

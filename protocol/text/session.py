@@ -14,9 +14,10 @@ from typing import Callable
 from engine import (BLACK, WHITE, BadInput, Game, Info, Limits, Move, Outcome, Position, Variant,
                     legal_moves, move_to_pdn, play)
 
+from ..levels import LEVELS, describe_limits
 from .board import render, side_name
 from .moves import parse_move
-from .thinking import LEVELS, Thinker, describe_limits, format_score
+from .thinking import Thinker, format_score
 
 HUMAN, RAFLE = "human", "rafle"
 DRAW_ACCEPT = 10        # Rafle agrees to a draw when its own score is at most +0.10

@@ -22,10 +22,10 @@ import time
 
 from engine import BadInput, move_from_hub, move_to_hub, play, pos_from_hub, pos_to_dxp
 
-from ..dxp.link import Link, PeerGone, PeerSilent
-from ..dxp.wire import (Chat, DxpError, GameAcc, GameEnd, GameReq, MoveMsg, decode,
+from ...dxp.link import Link, PeerGone, PeerSilent
+from ...dxp.wire import (Chat, DxpError, GameAcc, GameEnd, GameReq, MoveMsg, decode,
                         format_minutes)
-from ..hub.client import EngineError, SearchReply
+from ...hub.client import EngineError, SearchReply
 
 NAME = "Rafle tournament"
 

@@ -1,6 +1,6 @@
 """Opening files for matches: one opening a line, a FEN or a move sequence.
 
-Format (``protocol/match/data/openings-10x10.txt`` is an example)::
+Format (``protocol/tools/match/data/openings-10x10.txt`` is an example)::
 
     # comment
     32-28 19-23 28x19            moves from the initial position (PDN or Hub notation,

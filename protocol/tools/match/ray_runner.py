@@ -13,9 +13,9 @@ import copy
 import io
 import sys
 
-from perft.cluster import ClusterError, connect, disconnect, injected_fault, ray_module
+from perft.raylink import ClusterError, connect, disconnect, injected_fault, ray_module
 
-from .runner import Match, _shut
+from .runner import Match, shut
 from .score import EngineStats
 
 
@@ -42,7 +42,7 @@ class Player:
 
     def close(self) -> None:
         for client in self.clients:
-            _shut(client)
+            shut(client)
 
 
 def run_on_ray(match: Match, address: str | None) -> int:

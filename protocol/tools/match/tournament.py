@@ -48,10 +48,11 @@ from pathlib import Path
 
 from engine import INTERNATIONAL, get_variant, write_pdn
 
-from ..hub.client import EngineError, HubClient
+from ...hub.client import EngineError, HubClient
 from .dxp_client import DxpClient
 from .ratings import fit_ratings
-from .runner import Limit, Match, build_parser as match_parser, parse_tc, run_workers
+from .cli import build_parser as match_parser
+from .runner import Limit, Match, parse_tc, run_workers
 from .score import GameResult
 
 PROTOCOLS = ("hub", "dxp")

@@ -28,7 +28,7 @@ import numpy as np
 
 from engine import (BadInput, Game, Limits, Position, Searcher, get_variant,
                     legal_moves)
-from perft.cluster import RETRIES, ClusterError, connect, disconnect, ray_module
+from perft.raylink import RETRIES, ClusterError, connect, disconnect, ray_module
 
 from .match.openings import builtin, parse_opening
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from engine import Game
 
-from ..hub.wire import quote
+from ...hub.wire import quote
 from .elo import Sprt, elo_estimate, sprt_bounds
 
 BAR = 24

@@ -1,4 +1,4 @@
-"""``rafle match``: play a match between two Hub engines and report who is stronger.
+"""The match runner: plays a match between two Hub engines and reports who is stronger.
 
 Each engine is a command (``rafle hub``, ``dame hub``, ``scan hub``) driven by
 :class:`protocol.hub.client.HubClient`.  Openings come in pairs with colours swapped;
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from engine import (INTERNATIONAL, WHITE, BadInput, Game, get_variant, move_from_hub, move_to_hub,
                     pos_to_hub, write_pdn)
 
-from ..hub.client import EngineError, HubClient
+from ...hub.client import EngineError, HubClient
 from .elo import Sprt
 from .openings import Opening, builtin, load_openings
 from .score import GameResult, Score
@@ -200,7 +200,7 @@ class Match:
         def lose(engine: int, reason: str) -> GameResult:
             side_white = engine == white
             self.log(f"game {number + 1}: {reason}")
-            clients[engine] = _shut(clients[engine])
+            clients[engine] = shut(clients[engine])
             return GameResult(number, white, game, "0-2" if side_white else "2-0", reason, index)
 
         errors = self._prepare(clients, worker)
@@ -306,7 +306,7 @@ class Match:
                 self.note_memory(clients)
         finally:
             for c in clients:
-                _shut(c)
+                shut(c)
 
     def note_memory(self, clients: list[HubClient | None]) -> None:
         """Each engine process's memory after its first game and after its latest one."""
@@ -390,72 +390,8 @@ def run_workers(target, count: int, on_interrupt) -> None:
             t.join(10)
 
 
-def _shut(client: HubClient | None) -> None:
+def shut(client: HubClient | None) -> None:
+    """Quit ``client`` if there is one; None, to clear its slot."""
     if client is not None:
         client.quit()
     return None
-
-
-def _option(text: str) -> tuple[str, str]:
-    name, eq, value = text.partition("=")
-    if not eq or not name:
-        raise argparse.ArgumentTypeError(f"option {text!r} must be NAME=VALUE")
-    return name, value
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="rafle match", description=__doc__.split("\n\n")[0])
-    p.add_argument("--engine1", default="rafle hub", help="command of engine 1 (default: rafle hub)")
-    p.add_argument("--engine2", default="rafle hub", help="command of engine 2")
-    p.add_argument("--name1", help="engine 1's name (default: its id name)")
-    p.add_argument("--name2", help="engine 2's name")
-    p.add_argument("--option", action="append", type=_option, default=[], metavar="NAME=VALUE",
-                   help="Hub parameter for both engines (set-param before init)")
-    p.add_argument("--option1", action="append", type=_option, default=[], metavar="NAME=VALUE")
-    p.add_argument("--option2", action="append", type=_option, default=[], metavar="NAME=VALUE")
-    p.add_argument("--games", type=int, default=2, help="number of games (default 2)")
-    p.add_argument("--tc", help="clock [moves/]base[+inc] in seconds, e.g. 10+0.1 (default "
-                                "when no other limit is given); 'a,b' for different clocks")
-    p.add_argument("--movetime", help="seconds per move ('a,b': per engine)")
-    p.add_argument("--depth", help="depth per move ('a,b': per engine)")
-    p.add_argument("--nodes", help="nodes per move ('a,b': per engine)")
-    p.add_argument("--time-margin", type=float, default=0.0,
-                   help="seconds an engine may overstep its clock before losing (default 0)")
-    p.add_argument("--hang-timeout", type=float, default=30.0,
-                   help="seconds past its limit after which a silent engine has hung")
-    p.add_argument("--init-timeout", type=float, default=120.0,
-                   help="seconds an engine may take to start (hub ... ready)")
-    p.add_argument("--concurrency", type=int, choices=(1, 2), default=1)
-    p.add_argument("--variant", default="international",
-                   help="variant (sent to both engines as the Hub 'variant' parameter)")
-    p.add_argument("--openings",
-                   help="file of openings (FEN or moves per line), 'builtin' (the default: "
-                        "the variant's balanced openings, for international, russian, english "
-                        "and frisian) or 'startpos' (the default for the other variants)")
-    p.add_argument("--max-plies", type=int, default=0,
-                   help="adjudicate a draw after this many plies (default: never)")
-    p.add_argument("--sprt", help="elo0,elo1[,alpha,beta]: stop when the SPRT decides")
-    p.add_argument("--pdn", "--pgn", dest="pdn", help="write every game to this PDN file")
-    p.add_argument("--log", help="write the Hub traffic to this file")
-    p.add_argument("--event", default="rafle match", help="PDN Event tag")
-    p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
-                   help="play the games on Ray actors (one per CPU, each with its two engines): "
-                        "on a local Ray instance without ADDRESS, or on the cluster at ADDRESS "
-                        "('auto', 'ray://host:port'); needs pip install \"rafle[cluster]\"")
-    return p
-
-
-def main(argv: list[str]) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.games < 1:
-        parser.error("--games must be at least 1")
-    try:
-        match = Match(args)
-    except (ValueError, OSError) as e:       # BadInput is a ValueError
-        print(f"rafle match: {e}", file=sys.stderr)
-        return 2
-    if args.ray is not None:
-        from .ray_runner import run_on_ray
-        return run_on_ray(match, args.ray or None)
-    return match.run()

@@ -1,0 +1,89 @@
+"""Ray for every ``--ray`` (``rafle perft``, ``rafle match``, ``rafle selfplay``): the ``ray``
+package, joining a cluster or starting a local instance, and the tests' fault injection.
+
+Ray is an optional dependency (``pip install "rafle[cluster]"``), imported only here and only
+when asked for.  It lives under ``perft/`` because that is the lowest package that may do I/O
+(``engine/`` does none) and is imported by ``protocol/``, never the other way round: the tools
+in ``protocol/tools/`` import it from here.  This module prints nothing: its callers own the
+output.
+"""
+from __future__ import annotations
+
+import os
+import socket
+
+RETRIES = 3                     # a task whose worker dies is run again up to this many times
+FAULT = "RAFLE_RAY_FAULT"       # tests: the first task to find no file at this path ends its worker
+
+
+class ClusterError(Exception):
+    """Ray is missing or cannot start or join, or work sent to it was never done (some
+    perft subtrees were never counted)."""
+
+
+def ray_module():
+    """The ``ray`` package, or ClusterError saying how to get it."""
+    try:
+        import ray
+    except ImportError:
+        ray = None
+    if ray is None or not hasattr(ray, "remote"):     # absent, or a directory named ray in the way
+        raise ClusterError("--ray needs Ray: pip install \"rafle[cluster]\"")
+    return ray
+
+
+def injected_fault() -> None:
+    """Fault injection for the tests, in a Ray worker: where the file named by ``FAULT`` is
+    missing, the one worker that creates it (atomically: workers starting at once must
+    not all die) ends as a lost machine would, with no answer at all; a file that says
+    "always" ends every worker that comes here."""
+    fault = os.environ.get(FAULT)
+    if not fault:
+        return
+    try:
+        with open(fault, "x"):
+            pass
+        os._exit(1)
+    except FileExistsError:
+        with open(fault) as f:
+            if f.read().strip() == "always":
+                os._exit(1)
+
+
+def _check_reachable(address: str, seconds: float = 5.0) -> None:
+    """Fail at once on an address where nothing answers (Ray itself would wait minutes)."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise ClusterError(f"bad Ray address {address!r}: expected auto, HOST:PORT or "
+                           f"ray://HOST:PORT")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=seconds).close()
+    except (OSError, ValueError) as exc:
+        raise ClusterError(f"cannot reach Ray at {address}: "
+                           f"{getattr(exc, 'strerror', None) or exc}") from None
+
+
+def connect(address: str | None, cpus: int | None = None) -> bool:
+    """Join the cluster at ``address`` (``auto``, ``ray://host:port``, host:port) or,
+    without one, start a local Ray instance.  True if this call started Ray."""
+    ray = ray_module()
+    if address and address != "auto":
+        _check_reachable(address)
+    if ray.is_initialized():
+        return False
+    env = {FAULT: os.environ[FAULT]} if FAULT in os.environ else {}
+    kwargs = dict(log_to_driver=False, include_dashboard=False, runtime_env={"env_vars": env})
+    try:
+        if address:
+            ray.init(address=address, **kwargs)
+        else:
+            ray.init(num_cpus=cpus, **kwargs)
+    except Exception as exc:         # Ray raises many kinds: a refused address, a bad version...
+        raise ClusterError(f"cannot {'join Ray at ' + address if address else 'start Ray'}: "
+                           f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+    return True
+
+
+def disconnect(started: bool) -> None:
+    if started:
+        ray_module().shutdown()
