@@ -18,7 +18,31 @@ stack: ``st[ply]`` holds a node's position, key, window, depth and the state of 
 move loop; ``buf[ply]`` its move list.  Each node is *entered* (draw rules, the
 threshold test, a TT probe, move generation), then *steps* through its moves one
 child at a time, and *returns* its value to its parent, which may search the same
-child again (a reduced or a null-window search that beat alpha).
+child again (a reduced or a null-window search that beat alpha).  The loop of
+:func:`search_root` is marked with the steps a node goes through, in the order a
+reader follows them, each a few lines or a helper inlined into the loop:
+
+ 1. Enter the node: the stop flag and the node budget.
+ 2. Draw rules and breakthrough (``_game_over``).
+ 3. Mate-distance window.
+ 4. Endgame databases (``_egdb_value``).
+ 5. Threshold pruning, plain or verified (``_threshold``, ``_verify_first``).
+ 6. Quiescence: captures only, else a leaf (``_leaf_value``).
+ 7. Transposition table (``_probe_tt``).
+ 8. Generate and order the moves (``_root_moves``, ``_order``).
+ 9. Make the next move and set the child's window: PVS, LMR (``_make_child``,
+    ``_child_window``).
+10. Return: the verification's verdict (``_refuted``), re-searches (``_research``), the
+    best move and PV (``_new_best``), killers and history, the TT store.
+
+The arrays travel as three records (named tuples, which numba passes as one argument
+each): :class:`Tables`, the variant's and the evaluation's (read only); :class:`Shared`,
+the transposition table and the endgame databases, which every thread of a search
+shares; :class:`Workspace`, one thread's own stack, move lists, ordering tables, PV,
+path of keys, control words and parameters (:func:`new_workspace`).  The kernel takes
+them apart once a call, and its helpers take the arrays they use: an inlined helper
+binds each array argument with a reference count, and a record binds every array in it
+(handing the records to the helpers made the search a third slower).
 
 Draw rules are the variant's, written once in :mod:`engine.drawrules` and read by the
 referee too: every stack entry carries the four counters of its position, advanced
@@ -45,6 +69,8 @@ The kernel reads no clock.  It stops when ``ctl[C_STOP]`` is set by another thre
 ``ctl[C_ABORTED]``; the best root move found so far is in ``pv[0, 0]`` when
 ``ctl[C_ROOT_DONE]`` is set.
 """
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -53,7 +79,7 @@ from .bits import popcount
 from .drawrules import advance, count_draw, repeated
 from .eval import evaluate
 from .movegen import (FLAG_PROMOTE, generate, generate_captures, king_quiet_count, make,
-                      man_targets)
+                      man_targets, new_move_buffer, new_state)
 from .variants import (
     KG_BREAKTHROUGH, KG_LOSING, V_BOARD, V_GOAL, V_PROMO_BLACK, V_PROMO_WHITE, V_REPETITIONS,
 )
@@ -92,16 +118,83 @@ NF = 26
 # F_VERIFY: a verified threshold cut in progress (above beta, below alpha), or tried and refuted
 VF_NONE, VF_ABOVE, VF_BELOW, VF_REFUTED = 0, 1, 2, 3
 PH_FULL, PH_NULL, PH_REDUCED = 0, 1, 2
-ENTER, STEP, RETURN = 0, 1, 2
+ENTER, STEP, RETURN, DONE = 0, 1, 2, 3    # the loop's modes; DONE: the root has returned
 
 HIST_MAX = 1 << 20
 S_TT, S_CAPTURE, S_PROMOTE, S_KILLER1, S_KILLER2 = 1 << 30, 1 << 26, 1 << 25, 1 << 24, 1 << 23
 
 
-def new_stack():
-    """The per-ply arrays one searcher owns: stack, order scores, PV table and length."""
-    return (np.zeros((MAX_PLY, NF), dtype=np.int64), np.zeros((MAX_PLY, 1024), dtype=np.int64),
-            np.zeros((MAX_PLY, MAX_PLY, 4), dtype=np.int64), np.zeros(MAX_PLY, dtype=np.int64))
+class Tables(NamedTuple):
+    """The variant's and the evaluation's tables a search reads (never writes)."""
+
+    variant: np.ndarray       # the variant's rule table (engine.variants: V_*)
+    steps: np.ndarray         # its per-direction steps (Variant.steps)
+    eval_tables: np.ndarray   # engine.eval.eval_tables(variant)
+    weights: np.ndarray       # the evaluation weights
+    zobrist: np.ndarray       # engine.zobrist.ZOBRIST
+
+
+class Shared(NamedTuple):
+    """The tables every thread of a search shares: the transposition table (engine.tt
+    rejects an entry torn between two threads' writes) and the endgame databases."""
+
+    tt_keys: np.ndarray
+    tt_data: np.ndarray
+    db_x: np.ndarray          # engine.egdb.Tables.X, BINOM, offsets, data (empty: none)
+    db_binom: np.ndarray
+    db_offsets: np.ndarray
+    db_data: np.ndarray
+
+
+def shared_tables(tt_keys, tt_data, db) -> Shared:
+    """The shared record of a transposition table and loaded databases (``egdb.Tables``)."""
+    return Shared(tt_keys, tt_data, db.X, egdb.BINOM, db.offsets, db.data)
+
+
+class Workspace(NamedTuple):
+    """The arrays one searching thread owns and the kernel writes."""
+
+    stack: np.ndarray         # st[ply, F_*]: a node's position, window and move loop
+    order: np.ndarray         # order[ply, i]: the ordering score of move i
+    pv: np.ndarray            # pv[ply, j]: the line found from ply, pvlen[ply] its end
+    pvlen: np.ndarray
+    killers: np.ndarray       # killers[ply]: two quiet moves that cut (move ids)
+    hist: np.ndarray          # hist[side, from, to]: history scores of quiet moves
+    keys: np.ndarray          # the game's repeatable tail, then the search path's keys
+    h0: int                   # the root's index in keys
+    buf: np.ndarray           # buf[ply]: the node's move list
+    state: np.ndarray         # the capture search's scratch space
+    ctl: np.ndarray           # C_*: control and report words
+    params: np.ndarray        # P_*: the search's parameters
+
+
+def new_workspace() -> Workspace:
+    """A thread's arrays, zeroed; its path of keys holds no game history yet (a search
+    replaces ``keys`` and ``h0`` with its root's)."""
+    return Workspace(np.zeros((MAX_PLY, NF), dtype=np.int64),
+                     np.zeros((MAX_PLY, 1024), dtype=np.int64),
+                     np.zeros((MAX_PLY, MAX_PLY, 4), dtype=np.int64),
+                     np.zeros(MAX_PLY, dtype=np.int64),
+                     np.zeros((MAX_PLY, 2), dtype=np.int64),
+                     np.zeros((2, 64, 64), dtype=np.int64),
+                     np.zeros(MAX_PLY + 1, dtype=np.int64), 0,
+                     new_move_buffer(MAX_PLY), new_state(),
+                     np.zeros(C_SIZE, dtype=np.int64), np.zeros(P_SIZE, dtype=np.int64))
+
+
+class Knobs(NamedTuple):
+    """The settings one kernel call reads once (built inside it by ``_knobs``)."""
+
+    age: int
+    plain: bool
+    verified: bool
+    interval: int
+    lmr_depth: int
+    lmr_moves: int
+    goal: int
+    win_here: int
+    egdb_pieces: int
+    egdb_root: int
 
 
 RULE_NONE, RULE_DRAW, RULE_NO_MOVE = 0, 1, 2
@@ -150,30 +243,22 @@ def _can_crown(white, black, kings, turn, V):
 
 
 @njit(cache=True, nogil=True)
-def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers, hist,
-                keys, h0, P, ctl, buf, order, pv, pvlen, state, EX, EC, EO, ED):
-    """Search the root in ``st[0]`` (position, key, rule counters) to ``depth`` plies.
+def search_root(work, shared, tables, depth, alpha, beta):
+    """Search the root in ``work.stack[0]`` (position, key, rule counters) to ``depth`` plies
+    inside ``(alpha, beta)``.  ``work``, ``shared``, ``tables``: the records above.
 
     Returns the root's value (fail-soft); meaningless if ``ctl[C_ABORTED]`` is set.
     """
+    st, order, pv, pvlen, killers, hist, keys, h0, buf, state, ctl, P = work
+    V, S, T, W, Z = tables
+    tt_keys, tt_data, EX, EC, EO, ED = shared
     nodes = ctl[C_NODES]
     limit = ctl[C_NODE_LIMIT]
     can_stop = ctl[C_CAN_STOP] != 0
     ctl[C_ABORTED] = 0
     ctl[C_ROOT_DONE] = 0
-    age = P[P_AGE]
-    threshold = P[P_THRESHOLD] != 0
-    verified = threshold and P[P_FORM] == FORM_VERIFIED
-    plain = threshold and not verified
-    interval = max(P[P_INTERVAL], 1)
-    lmr_depth = P[P_LMR_DEPTH]
-    lmr_moves = P[P_LMR_MOVES]
-    goal = V[V_GOAL]
-    egdb_pieces = P[P_EGDB]
-    egdb_root = P[P_EGDB_ROOT]
-    # Best value a node at ply p can reach: a win at p + 1, or at p itself where
-    # having no move wins (antidraughts).
-    win_here = 1 if goal == KG_LOSING else 0
+    knobs = _knobs(P, V)
+    goal = knobs.goal
     st[0, F_ALPHA] = alpha
     st[0, F_BETA] = beta
     st[0, F_DEPTH] = depth
@@ -184,6 +269,7 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
     mode = ENTER
     while True:
         if mode == ENTER:
+            # Step 1. Enter the node: the stop flag and the node budget.
             if nodes >= limit or (can_stop and (nodes & 1023) == 0 and ctl[C_STOP] != 0):
                 ctl[C_ABORTED] = 1
                 break
@@ -193,90 +279,43 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
             b = st[p, F_B]
             k = st[p, F_K]
             t = st[p, F_T]
-            key = st[p, F_KEY]
             alpha = st[p, F_ALPHA]
             beta = st[p, F_BETA]
             d = st[p, F_DEPTH]
+            mode = RETURN           # unless the node's moves are to be searched
             if p > 0:
-                if goal == KG_BREAKTHROUGH and k != 0:
-                    winner = 0 if k & w else 1
-                    v = MATE - p if winner == t else -(MATE - p)
-                    mode = RETURN
+                # Step 2. Draw rules and breakthrough: the game may be over here.
+                over, value = _game_over(p, w, b, k, t, st, keys, h0, V, S, buf[p], state,
+                                         goal)
+                if over:
+                    v = value
                     continue
-                verdict = rule_verdict(w, b, k, t, st[p, F_REV], st[p, F_EG], st[p, F_ROAD],
-                                       st[p, F_STABLE], keys, h0 + p, h0, V, S, buf[p], state)
-                if verdict != RULE_NONE:
-                    if verdict == RULE_DRAW:
-                        v = 0
-                    else:
-                        v = MATE - p if goal == KG_LOSING else -(MATE - p)
-                    mode = RETURN
-                    continue
-                if alpha < -(MATE - p):
-                    alpha = -(MATE - p)
-                if beta > MATE - p - 1 + win_here:
-                    beta = MATE - p - 1 + win_here
+                # Step 3. Mate-distance window: no score beats a mate at this ply.
+                alpha = max(alpha, -(MATE - p))
+                beta = min(beta, MATE - p - 1 + knobs.win_here)
                 if alpha >= beta:
                     v = alpha
-                    mode = RETURN
                     continue
                 st[p, F_ALPHA] = alpha
                 st[p, F_BETA] = beta
-                if egdb_pieces:
-                    men = popcount(w | b)
-                    if men <= egdb_pieces and men < egdb_root:
-                        found = egdb.probe(w, b, k, t, EX, EC, EO, ED)
-                        if found >= 0:
-                            v = _db_score(found, w, b, t, p)
-                            mode = RETURN
-                            continue
-                if plain and d > 0 and p % interval == 0:
-                    e = evaluate(w, b, k, t, V, T, W)
-                    if p & 1:
-                        e = -e
-                    if e < P[P_LO] or e > P[P_HI]:
-                        d = 0
-                        st[p, F_DEPTH] = 0
-                elif (verified and d >= VERIFY_FROM and beta - alpha == 1 and p % interval == 0
-                        and st[p, F_VERIFY] == VF_NONE and p < MAX_PLY - 2
-                        and -WIN_BOUND < alpha and beta < WIN_BOUND):
-                    margin = P[P_MARGIN] + P[P_SLOPE] * d
-                    e = evaluate(w, b, k, t, V, T, W)
-                    side = VF_ABOVE if e >= beta + margin else VF_BELOW if e <= alpha - margin else VF_NONE
-                    if (side != VF_NONE and generate_captures(w, b, k, t, V, S, buf[p], state) == 0
-                            and generate_captures(w, b, k, 1 - t, V, S, buf[p + 1], state) == 0):
-                        # Quiet for both sides and far outside the window: search the node
-                        # to a fraction of the depth around the shifted bound first.
-                        st[p, F_VERIFY] = side
-                        st[p, F_OLD_ALPHA] = alpha
-                        st[p, F_OLD_BETA] = beta
-                        st[p, F_OLD_DEPTH] = d
-                        if side == VF_ABOVE:
-                            alpha = beta + margin - 1
-                        else:
-                            alpha = alpha - margin
-                        beta = alpha + 1
-                        d = max(1, d * VERIFY_SHARE // 10)
-                        st[p, F_ALPHA] = alpha
-                        st[p, F_BETA] = beta
-                        st[p, F_DEPTH] = d
+                # Step 4. Endgame databases: a node of few enough pieces is scored from them.
+                if knobs.egdb_pieces:
+                    found, value = _egdb_value(p, w, b, k, t, EX, EC, EO, ED, knobs)
+                    if found:
+                        v = value
+                        continue
+                # Step 5. Threshold pruning (plain / verified).
+                d, alpha, beta = _threshold(p, d, alpha, beta, w, b, k, t, st, P, V, S, T, W,
+                                            buf, state, knobs)
             if p >= MAX_PLY - 1:
                 v = evaluate(w, b, k, t, V, T, W)
-                mode = RETURN
                 continue
             moves = buf[p]
             if d <= 0:
+                # Step 6. Quiescence: only the pending captures are searched, else a leaf.
                 n = generate_captures(w, b, k, t, V, S, moves, state)
                 if n == 0:
-                    ctl[C_LEAVES] += 1
-                    ctl[C_LEAF_PLY] += p
-                    if not _has_quiet(w, b, k, t, V):
-                        v = MATE - p if goal == KG_LOSING else -(MATE - p)
-                    elif goal == KG_BREAKTHROUGH and _can_crown(w, b, k, t, V):
-                        v = MATE - p - 1
-                    else:
-                        v = evaluate(w, b, k, t, V, T, W)
-                    mode = RETURN
+                    v = _leaf_value(p, w, b, k, t, ctl, V, T, W, goal)
                     continue
                 st[p, F_QS] = 1
                 st[p, F_TTMOVE] = -1
@@ -284,193 +323,381 @@ def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers
                     order[p, j] = 0
             else:
                 st[p, F_QS] = 0
-                ttmove = -1
-                entry = tt.probe(tt_keys, tt_data, key)
-                if entry != 0:
-                    ttmove = tt.entry_move(entry)
-                    if p > 0 and beta - alpha == 1 and tt.entry_depth(entry) >= d:
-                        s = tt.entry_score(entry)
-                        if s > WIN_BOUND:
-                            s -= p
-                        elif s < -WIN_BOUND:
-                            s += p
-                        bound = tt.entry_bound(entry)
-                        if (bound == tt.BOUND_EXACT or (bound == tt.BOUND_LOWER and s >= beta)
-                                or (bound == tt.BOUND_UPPER and s <= alpha)):
-                            v = s
-                            mode = RETURN
-                            continue
+                # Step 7. Transposition table: a cut at a null-window node, or the move to
+                # try first.
+                cut, value, ttmove = _probe_tt(p, st[p, F_KEY], d, alpha, beta, tt_keys,
+                                               tt_data)
+                if cut:
+                    v = value
+                    continue
                 st[p, F_TTMOVE] = ttmove
+                # Step 8. Generate and order the moves.
                 n = generate(w, b, k, t, V, S, moves, state)
-                if p == 0 and P[P_BARRED]:
-                    n = _drop_quiet_from(moves, n, P[P_BARRED] - 1)
-                if p == 0 and P[P_EGDB_FILTER]:
-                    n = _keep_db_best(moves, n, w, b, k, t, EX, EC, EO, ED)
+                if p == 0:
+                    n = _root_moves(moves, n, w, b, k, t, P, EX, EC, EO, ED)
                 if n == 0:
-                    v = MATE - p if goal == KG_LOSING else -(MATE - p)
-                    mode = RETURN
+                    v = _no_move_value(p, goal)
                     continue
                 if n == 1 and p > 0:
                     st[p, F_DEPTH] = d + 1   # a forced move costs no depth
-                k1 = killers[p, 0]
-                k2 = killers[p, 1]
-                for j in range(n):
-                    frm = moves[j, 0]
-                    to = moves[j, 1]
-                    cap = moves[j, 2]
-                    mid = tt.move_id(frm, to, cap)
-                    if mid == ttmove:
-                        sc = S_TT
-                    elif cap:
-                        sc = S_CAPTURE + popcount(cap & k) * 16 + (moves[j, 3] & FLAG_PROMOTE)
-                    elif moves[j, 3] & FLAG_PROMOTE:
-                        sc = S_PROMOTE
-                    elif mid == k1:
-                        sc = S_KILLER1
-                    elif mid == k2:
-                        sc = S_KILLER2
-                    else:
-                        sc = hist[t, frm, to]
-                    order[p, j] = sc
-            st[p, F_N] = n
-            st[p, F_I] = 0
-            st[p, F_BEST] = -INF
-            st[p, F_BESTI] = -1
-            st[p, F_ALPHA0] = alpha
-            st[p, F_TRIED] = 0
+                _order(p, n, k, t, ttmove, moves, order, killers, hist)
+            _start_moves(p, n, alpha, st)
             mode = STEP
         elif mode == STEP:
+            # Step 9. Make the next move and enter the child with its window (PVS, LMR).
             i = st[p, F_I]
             n = st[p, F_N]
             qs = st[p, F_QS] != 0
-            if i >= n:
+            if i >= n:                # every move searched: the node's value is its best
                 v = st[p, F_BEST]
                 if not qs:
-                    _store(st, p, tt_keys, tt_data, buf, age)
+                    _store(st, p, tt_keys, tt_data, buf, knobs.age)
                 mode = RETURN
                 continue
             moves = buf[p]
             if not qs:
-                top = i
-                for j in range(i + 1, n):
-                    if order[p, j] > order[p, top]:
-                        top = j
-                if top != i:
-                    for c in range(4):
-                        x = moves[i, c]
-                        moves[i, c] = moves[top, c]
-                        moves[top, c] = x
-                    x = order[p, i]
-                    order[p, i] = order[p, top]
-                    order[p, top] = x
+                _bring_best_forward(p, i, n, moves, order)
             st[p, F_I] = i + 1
             st[p, F_CUR] = i
-            frm = moves[i, 0]
-            to = moves[i, 1]
-            cap = moves[i, 2]
-            fl = moves[i, 3]
-            w = st[p, F_W]
-            b = st[p, F_B]
-            k = st[p, F_K]
-            t = st[p, F_T]
-            cw, cb, ck, ct = make(w, b, k, t, frm, to, cap, fl)
-            q = p + 1
-            ckey = move_key(st[p, F_KEY], k, t, frm, to, cap, fl & FLAG_PROMOTE, Z)
-            st[q, F_W] = cw
-            st[q, F_B] = cb
-            st[q, F_K] = ck
-            st[q, F_T] = ct
-            st[q, F_KEY] = ckey
-            keys[h0 + q] = ckey
-            kp, eg, road, stable = advance(st[p, F_REV], st[p, F_EG], st[p, F_ROAD],
-                                           st[p, F_STABLE], w, b, k, t, cw, cb, ck, V)
-            st[q, F_REV] = kp
-            st[q, F_EG] = eg
-            st[q, F_ROAD] = road
-            st[q, F_STABLE] = stable
-            alpha = st[p, F_ALPHA]
-            beta = st[p, F_BETA]
-            d = st[p, F_DEPTH]
-            tried = st[p, F_TRIED]
-            st[p, F_TRIED] = tried + 1
-            if qs or tried == 0:
-                st[p, F_PHASE] = PH_FULL
-                st[q, F_ALPHA] = -beta
-                st[q, F_BETA] = -alpha
-                st[q, F_DEPTH] = d - 1
-            else:
-                r = 0
-                if (lmr_depth and d >= lmr_depth and tried >= lmr_moves and p > 0 and cap == 0
-                        and order[p, i] < S_KILLER2):
-                    r = 2 if (tried >= 2 * lmr_moves + 2 and d >= 2 * lmr_depth) else 1
-                st[p, F_PHASE] = PH_REDUCED if r else PH_NULL
-                st[q, F_ALPHA] = -alpha - 1
-                st[q, F_BETA] = -alpha
-                st[q, F_DEPTH] = d - 1 - r
-            p = q
+            _make_child(p, moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3], st, keys, h0,
+                        V, Z)
+            quiet_late = moves[i, 2] == 0 and order[p, i] < S_KILLER2
+            _child_window(p, qs, quiet_late, st, knobs)
+            p += 1
             mode = ENTER
         else:
-            check = st[p, F_VERIFY]
-            if check == VF_ABOVE or check == VF_BELOW:
-                if (v >= st[p, F_BETA]) if check == VF_ABOVE else (v <= st[p, F_ALPHA]):
-                    st[p, F_VERIFY] = VF_NONE        # confirmed: the node is cut with v
-                else:                                # refuted: search it in full
-                    st[p, F_VERIFY] = VF_REFUTED
-                    st[p, F_ALPHA] = st[p, F_OLD_ALPHA]
-                    st[p, F_BETA] = st[p, F_OLD_BETA]
-                    st[p, F_DEPTH] = st[p, F_OLD_DEPTH]
-                    mode = ENTER
-                    continue
-            else:
-                st[p, F_VERIFY] = VF_NONE
+            # Step 10. Return: the verification's verdict, re-searches, the best move and
+            # PV; at a cut, killers, history and the TT store.
+            if _refuted(p, v, st):        # a verification search that failed: search in full
+                mode = ENTER
+                continue
             if p == 0:
                 break
             p -= 1
             v = -v
-            alpha = st[p, F_ALPHA]
-            beta = st[p, F_BETA]
-            phase = st[p, F_PHASE]
-            q = p + 1
-            if phase == PH_REDUCED and v > alpha:
-                st[p, F_PHASE] = PH_NULL
-                st[q, F_ALPHA] = -alpha - 1
-                st[q, F_BETA] = -alpha
-                st[q, F_DEPTH] = st[p, F_DEPTH] - 1
-                p = q
-                mode = ENTER
-                continue
-            if phase == PH_NULL and alpha < v < beta:
-                st[p, F_PHASE] = PH_FULL
-                st[q, F_ALPHA] = -beta
-                st[q, F_BETA] = -alpha
-                st[q, F_DEPTH] = st[p, F_DEPTH] - 1
-                p = q
+            if _research(p, v, st):       # a reduced or null-window child that beat alpha
+                p += 1
                 mode = ENTER
                 continue
             mode = STEP
-            if v > st[p, F_BEST]:
-                cur = st[p, F_CUR]
-                st[p, F_BEST] = v
-                st[p, F_BESTI] = cur
-                if v > alpha:
-                    st[p, F_ALPHA] = v
-                    for c in range(4):
-                        pv[p, p, c] = buf[p, cur, c]
-                    for j in range(q, pvlen[q]):
-                        for c in range(4):
-                            pv[p, j, c] = pv[q, j, c]
-                    pvlen[p] = max(pvlen[q], q)
-                    if p == 0:
-                        ctl[C_ROOT_DONE] = 1
-                    if v >= beta:
-                        if st[p, F_QS] == 0:
-                            m = buf[p, cur]
-                            if m[2] == 0:
-                                _reward(killers, hist, p, st[p, F_T], m[0], m[1], st[p, F_DEPTH])
-                            _store(st, p, tt_keys, tt_data, buf, age)
-                        mode = RETURN
+            if v > st[p, F_BEST] and _new_best(p, v, st, buf, pv, pvlen, ctl):
+                if st[p, F_QS] == 0:
+                    m = buf[p, st[p, F_CUR]]
+                    if m[2] == 0:
+                        _reward(killers, hist, p, st[p, F_T], m[0], m[1], st[p, F_DEPTH])
+                    _store(st, p, tt_keys, tt_data, buf, knobs.age)
+                mode = RETURN
     ctl[C_NODES] = nodes
     return v
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _knobs(P, V):
+    """The search's settings, read once a call from the parameters and the variant."""
+    threshold = P[P_THRESHOLD] != 0
+    verified = threshold and P[P_FORM] == FORM_VERIFIED
+    goal = V[V_GOAL]
+    # Best value a node at ply p can reach: a win at p + 1, or at p itself where
+    # having no move wins (antidraughts).
+    win_here = 1 if goal == KG_LOSING else 0
+    return Knobs(P[P_AGE], threshold and not verified, verified, max(P[P_INTERVAL], 1),
+                 P[P_LMR_DEPTH], P[P_LMR_MOVES], goal, win_here, P[P_EGDB], P[P_EGDB_ROOT])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _no_move_value(p, goal):
+    """The value at ply ``p`` for a side to move without a move: lost, or won (antidraughts)."""
+    return MATE - p if goal == KG_LOSING else -(MATE - p)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _game_over(p, w, b, k, t, st, keys, h0, V, S, moves, state, goal):
+    """Step 2: ``(True, value)`` when the goal (breakthrough: a king) or the draw rules end
+    the game at this node, else ``(False, 0)``.  ``moves``: scratch space."""
+    if goal == KG_BREAKTHROUGH and k != 0:
+        winner = 0 if k & w else 1
+        return True, (MATE - p if winner == t else -(MATE - p))
+    verdict = rule_verdict(w, b, k, t, st[p, F_REV], st[p, F_EG], st[p, F_ROAD],
+                           st[p, F_STABLE], keys, h0 + p, h0, V, S, moves, state)
+    if verdict == RULE_DRAW:
+        return True, 0
+    if verdict == RULE_NO_MOVE:
+        return True, _no_move_value(p, goal)
+    return False, 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _egdb_value(p, w, b, k, t, EX, EC, EO, ED, knobs):
+    """Step 4: ``(True, score)`` for a node with fewer pieces than the root that the
+    databases hold, else ``(False, 0)``."""
+    men = popcount(w | b)
+    if men <= knobs.egdb_pieces and men < knobs.egdb_root:
+        found = egdb.probe(w, b, k, t, EX, EC, EO, ED)
+        if found >= 0:
+            return True, _db_score(found, w, b, t, p)
+    return False, 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _threshold(p, d, alpha, beta, w, b, k, t, st, P, V, S, T, W, buf, state, knobs):
+    """Step 5: the node's depth and window after threshold pruning (the module docstring
+    describes both forms); the stack entry is updated to match."""
+    if knobs.plain and d > 0 and p % knobs.interval == 0:
+        e = evaluate(w, b, k, t, V, T, W)
+        if p & 1:
+            e = -e
+        if e < P[P_LO] or e > P[P_HI]:
+            d = 0                  # outside the root's window: a leaf (quiescence only)
+            st[p, F_DEPTH] = 0
+    elif (knobs.verified and d >= VERIFY_FROM and beta - alpha == 1
+            and p % knobs.interval == 0 and st[p, F_VERIFY] == VF_NONE and p < MAX_PLY - 2
+            and -WIN_BOUND < alpha and beta < WIN_BOUND):
+        margin = P[P_MARGIN] + P[P_SLOPE] * d
+        e = evaluate(w, b, k, t, V, T, W)
+        side = VF_ABOVE if e >= beta + margin else VF_BELOW if e <= alpha - margin else VF_NONE
+        if (side != VF_NONE and generate_captures(w, b, k, t, V, S, buf[p], state) == 0
+                and generate_captures(w, b, k, 1 - t, V, S, buf[p + 1], state) == 0):
+            # Quiet for both sides and far outside the window: search the node to a
+            # fraction of the depth around the shifted bound first (Step 10 judges it).
+            d, alpha, beta = _verify_first(p, d, alpha, beta, side, margin, st)
+    return d, alpha, beta
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _verify_first(p, d, alpha, beta, side, margin, st):
+    """Step 5, verified form: keep the node's window and depth, and set the verification's
+    (``F_VERIFY`` says which side it tests)."""
+    st[p, F_VERIFY] = side
+    st[p, F_OLD_ALPHA] = alpha
+    st[p, F_OLD_BETA] = beta
+    st[p, F_OLD_DEPTH] = d
+    if side == VF_ABOVE:
+        alpha = beta + margin - 1
+    else:
+        alpha = alpha - margin
+    beta = alpha + 1
+    d = max(1, d * VERIFY_SHARE // 10)
+    st[p, F_ALPHA] = alpha
+    st[p, F_BETA] = beta
+    st[p, F_DEPTH] = d
+    return d, alpha, beta
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _leaf_value(p, w, b, k, t, ctl, V, T, W, goal):
+    """Step 6: the value of a quiescence leaf (no capture pending), counted for the mean
+    depth of the leaves."""
+    ctl[C_LEAVES] += 1
+    ctl[C_LEAF_PLY] += p
+    if not _has_quiet(w, b, k, t, V):
+        return _no_move_value(p, goal)
+    if goal == KG_BREAKTHROUGH and _can_crown(w, b, k, t, V):
+        return MATE - p - 1
+    return evaluate(w, b, k, t, V, T, W)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _probe_tt(p, key, d, alpha, beta, tt_keys, tt_data):
+    """Step 7: ``(cut, score, ttmove)``: a cut with the stored score where a deep enough
+    entry's bound settles a null-window node below the root; the stored move (-1: none)."""
+    entry = tt.probe(tt_keys, tt_data, key)
+    if entry == 0:
+        return False, 0, -1
+    ttmove = tt.entry_move(entry)
+    if p > 0 and beta - alpha == 1 and tt.entry_depth(entry) >= d:
+        s = tt.entry_score(entry)
+        if s > WIN_BOUND:
+            s -= p
+        elif s < -WIN_BOUND:
+            s += p
+        bound = tt.entry_bound(entry)
+        if (bound == tt.BOUND_EXACT or (bound == tt.BOUND_LOWER and s >= beta)
+                or (bound == tt.BOUND_UPPER and s <= alpha)):
+            return True, s, ttmove
+    return False, 0, ttmove
+
+
+@njit(cache=True, nogil=True)
+def _root_moves(moves, n, w, b, k, t, P, EX, EC, EO, ED):
+    """Step 8 at the root: without the barred king's quiet moves (Frisian) and, when the
+    root is in the databases, only the moves that keep its value.  Returns the count."""
+    if P[P_BARRED]:
+        n = _drop_quiet_from(moves, n, P[P_BARRED] - 1)
+    if P[P_EGDB_FILTER]:
+        n = _keep_db_best(moves, n, w, b, k, t, EX, EC, EO, ED)
+    return n
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _order(p, n, k, t, ttmove, moves, order, killers, hist):
+    """Step 8: the ordering scores of the node's moves: the TT move, captures (of kings
+    first), promotions, the two killers, then history."""
+    k1 = killers[p, 0]
+    k2 = killers[p, 1]
+    for j in range(n):
+        frm = moves[j, 0]
+        to = moves[j, 1]
+        cap = moves[j, 2]
+        mid = tt.move_id(frm, to, cap)
+        if mid == ttmove:
+            sc = S_TT
+        elif cap:
+            sc = S_CAPTURE + popcount(cap & k) * 16 + (moves[j, 3] & FLAG_PROMOTE)
+        elif moves[j, 3] & FLAG_PROMOTE:
+            sc = S_PROMOTE
+        elif mid == k1:
+            sc = S_KILLER1
+        elif mid == k2:
+            sc = S_KILLER2
+        else:
+            sc = hist[t, frm, to]
+        order[p, j] = sc
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _start_moves(p, n, alpha, st):
+    """The node's move loop starts: ``n`` moves, none searched, ``alpha`` its first bound."""
+    st[p, F_N] = n
+    st[p, F_I] = 0
+    st[p, F_BEST] = -INF
+    st[p, F_BESTI] = -1
+    st[p, F_ALPHA0] = alpha
+    st[p, F_TRIED] = 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bring_best_forward(p, i, n, moves, order):
+    """Step 9: swap the best-scored of the moves not yet searched into place ``i`` (a
+    selection sort done lazily: a cut leaves the rest unsorted)."""
+    top = i
+    for j in range(i + 1, n):
+        if order[p, j] > order[p, top]:
+            top = j
+    if top != i:
+        for c in range(4):
+            x = moves[i, c]
+            moves[i, c] = moves[top, c]
+            moves[top, c] = x
+        x = order[p, i]
+        order[p, i] = order[p, top]
+        order[p, top] = x
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _make_child(p, frm, to, cap, fl, st, keys, h0, V, Z):
+    """Step 9: write the position after the move into ``st[p + 1]``: its words, its key
+    (also on the path of keys the repetition rule reads) and its rule counters."""
+    w = st[p, F_W]
+    b = st[p, F_B]
+    k = st[p, F_K]
+    t = st[p, F_T]
+    cw, cb, ck, ct = make(w, b, k, t, frm, to, cap, fl)
+    q = p + 1
+    ckey = move_key(st[p, F_KEY], k, t, frm, to, cap, fl & FLAG_PROMOTE, Z)
+    st[q, F_W] = cw
+    st[q, F_B] = cb
+    st[q, F_K] = ck
+    st[q, F_T] = ct
+    st[q, F_KEY] = ckey
+    keys[h0 + q] = ckey
+    kp, eg, road, stable = advance(st[p, F_REV], st[p, F_EG], st[p, F_ROAD],
+                                   st[p, F_STABLE], w, b, k, t, cw, cb, ck, V)
+    st[q, F_REV] = kp
+    st[q, F_EG] = eg
+    st[q, F_ROAD] = road
+    st[q, F_STABLE] = stable
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _child_window(p, qs, quiet_late, st, knobs):
+    """Step 9: the child's window and depth: the first move (and every capture in
+    quiescence) with the full window, the others with a null window, the late quiet ones
+    (not killers) also reduced (LMR)."""
+    q = p + 1
+    alpha = st[p, F_ALPHA]
+    beta = st[p, F_BETA]
+    d = st[p, F_DEPTH]
+    tried = st[p, F_TRIED]
+    st[p, F_TRIED] = tried + 1
+    if qs or tried == 0:
+        st[p, F_PHASE] = PH_FULL
+        st[q, F_ALPHA] = -beta
+        st[q, F_BETA] = -alpha
+        st[q, F_DEPTH] = d - 1
+        return
+    r = 0
+    lmr_depth = knobs.lmr_depth
+    lmr_moves = knobs.lmr_moves
+    if lmr_depth and d >= lmr_depth and tried >= lmr_moves and p > 0 and quiet_late:
+        r = 2 if (tried >= 2 * lmr_moves + 2 and d >= 2 * lmr_depth) else 1
+    st[p, F_PHASE] = PH_REDUCED if r else PH_NULL
+    st[q, F_ALPHA] = -alpha - 1
+    st[q, F_BETA] = -alpha
+    st[q, F_DEPTH] = d - 1 - r
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _refuted(p, v, st):
+    """Step 10: whether the verification search of ply ``p`` (if one ran) was refuted: the
+    node's own window and depth are then restored, to search it in full."""
+    check = st[p, F_VERIFY]
+    if check == VF_ABOVE or check == VF_BELOW:
+        if (v >= st[p, F_BETA]) if check == VF_ABOVE else (v <= st[p, F_ALPHA]):
+            st[p, F_VERIFY] = VF_NONE        # confirmed: the node is cut with v
+            return False
+        st[p, F_VERIFY] = VF_REFUTED
+        st[p, F_ALPHA] = st[p, F_OLD_ALPHA]
+        st[p, F_BETA] = st[p, F_OLD_BETA]
+        st[p, F_DEPTH] = st[p, F_OLD_DEPTH]
+        return True
+    st[p, F_VERIFY] = VF_NONE
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _research(p, v, st):
+    """Step 10: whether the child of ply ``p`` that returned ``v`` is searched again: a
+    reduced one that beat alpha at full depth (null window), a null-window one inside
+    the window with the full window (PVS)."""
+    alpha = st[p, F_ALPHA]
+    beta = st[p, F_BETA]
+    phase = st[p, F_PHASE]
+    q = p + 1
+    if phase == PH_REDUCED and v > alpha:
+        st[p, F_PHASE] = PH_NULL
+        st[q, F_ALPHA] = -alpha - 1
+        st[q, F_BETA] = -alpha
+        st[q, F_DEPTH] = st[p, F_DEPTH] - 1
+        return True
+    if phase == PH_NULL and alpha < v < beta:
+        st[p, F_PHASE] = PH_FULL
+        st[q, F_ALPHA] = -beta
+        st[q, F_BETA] = -alpha
+        st[q, F_DEPTH] = st[p, F_DEPTH] - 1
+        return True
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _new_best(p, v, st, buf, pv, pvlen, ctl):
+    """Step 10: record ``v`` as the best value of ply ``p`` (its current move the best);
+    above alpha it raises alpha and the PV is extended.  Returns whether it cuts (beta)."""
+    cur = st[p, F_CUR]
+    st[p, F_BEST] = v
+    st[p, F_BESTI] = cur
+    if v <= st[p, F_ALPHA]:
+        return False
+    st[p, F_ALPHA] = v
+    q = p + 1
+    for c in range(4):
+        pv[p, p, c] = buf[p, cur, c]
+    for j in range(q, pvlen[q]):
+        for c in range(4):
+            pv[p, j, c] = pv[q, j, c]
+    pvlen[p] = max(pvlen[q], q)
+    if p == 0:
+        ctl[C_ROOT_DONE] = 1
+    return v >= st[p, F_BETA]
 
 
 @njit(cache=True, nogil=True, inline="always")
