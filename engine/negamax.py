@@ -35,11 +35,11 @@ reader follows them, each a few lines or a helper inlined into the loop:
 10. Return: the verification's verdict (``_refuted``), re-searches (``_research``), the
     best move and PV (``_new_best``), killers and history, the TT store.
 
-The arrays travel as three records (named tuples, which numba passes as one argument
-each): :class:`Tables`, the variant's and the evaluation's (read only); :class:`Shared`,
-the transposition table and the endgame databases, which every thread of a search
-shares; :class:`Workspace`, one thread's own stack, move lists, ordering tables, PV,
-path of keys, control words and parameters (:func:`new_workspace`).  The kernel takes
+The arrays travel as three records (:mod:`engine.records`: named tuples, which numba
+passes as one argument each): ``Tables``, the variant's and the evaluation's (read
+only); ``Shared``, the transposition table and the endgame databases, which every
+thread of a search shares; ``Workspace``, one thread's own stack, move lists, ordering
+tables, PV, path of keys, control words and parameters.  The kernel takes
 them apart once a call, and its helpers take the arrays they use: an inlined helper
 binds each array argument with a reference count, and a record binds every array in it
 (handing the records to the helpers made the search a third slower).
@@ -71,7 +71,6 @@ The kernel reads no clock.  It stops when ``ctl[C_STOP]`` is set by another thre
 """
 from typing import NamedTuple
 
-import numpy as np
 from numba import njit
 
 from . import egdb, tt
@@ -79,7 +78,7 @@ from .bits import popcount
 from .drawrules import advance, count_draw, repeated
 from .eval import evaluate
 from .movegen import (FLAG_PROMOTE, generate, generate_captures, king_quiet_count, make,
-                      man_targets, new_move_buffer, new_state)
+                      man_targets)
 from .variants import (
     KG_BREAKTHROUGH, KG_LOSING, V_BOARD, V_GOAL, V_PROMO_BLACK, V_PROMO_WHITE, V_REPETITIONS,
 )
@@ -122,64 +121,6 @@ ENTER, STEP, RETURN, DONE = 0, 1, 2, 3    # the loop's modes; DONE: the root has
 
 HIST_MAX = 1 << 20
 S_TT, S_CAPTURE, S_PROMOTE, S_KILLER1, S_KILLER2 = 1 << 30, 1 << 26, 1 << 25, 1 << 24, 1 << 23
-
-
-class Tables(NamedTuple):
-    """The variant's and the evaluation's tables a search reads (never writes)."""
-
-    variant: np.ndarray       # the variant's rule table (engine.variants: V_*)
-    steps: np.ndarray         # its per-direction steps (Variant.steps)
-    eval_tables: np.ndarray   # engine.eval.eval_tables(variant)
-    weights: np.ndarray       # the evaluation weights
-    zobrist: np.ndarray       # engine.zobrist.ZOBRIST
-
-
-class Shared(NamedTuple):
-    """The tables every thread of a search shares: the transposition table (engine.tt
-    rejects an entry torn between two threads' writes) and the endgame databases."""
-
-    tt_keys: np.ndarray
-    tt_data: np.ndarray
-    db_x: np.ndarray          # engine.egdb.Tables.X, BINOM, offsets, data (empty: none)
-    db_binom: np.ndarray
-    db_offsets: np.ndarray
-    db_data: np.ndarray
-
-
-def shared_tables(tt_keys, tt_data, db) -> Shared:
-    """The shared record of a transposition table and loaded databases (``egdb.Tables``)."""
-    return Shared(tt_keys, tt_data, db.X, egdb.BINOM, db.offsets, db.data)
-
-
-class Workspace(NamedTuple):
-    """The arrays one searching thread owns and the kernel writes."""
-
-    stack: np.ndarray         # st[ply, F_*]: a node's position, window and move loop
-    order: np.ndarray         # order[ply, i]: the ordering score of move i
-    pv: np.ndarray            # pv[ply, j]: the line found from ply, pvlen[ply] its end
-    pvlen: np.ndarray
-    killers: np.ndarray       # killers[ply]: two quiet moves that cut (move ids)
-    hist: np.ndarray          # hist[side, from, to]: history scores of quiet moves
-    keys: np.ndarray          # the game's repeatable tail, then the search path's keys
-    h0: int                   # the root's index in keys
-    buf: np.ndarray           # buf[ply]: the node's move list
-    state: np.ndarray         # the capture search's scratch space
-    ctl: np.ndarray           # C_*: control and report words
-    params: np.ndarray        # P_*: the search's parameters
-
-
-def new_workspace() -> Workspace:
-    """A thread's arrays, zeroed; its path of keys holds no game history yet (a search
-    replaces ``keys`` and ``h0`` with its root's)."""
-    return Workspace(np.zeros((MAX_PLY, NF), dtype=np.int64),
-                     np.zeros((MAX_PLY, 1024), dtype=np.int64),
-                     np.zeros((MAX_PLY, MAX_PLY, 4), dtype=np.int64),
-                     np.zeros(MAX_PLY, dtype=np.int64),
-                     np.zeros((MAX_PLY, 2), dtype=np.int64),
-                     np.zeros((2, 64, 64), dtype=np.int64),
-                     np.zeros(MAX_PLY + 1, dtype=np.int64), 0,
-                     new_move_buffer(MAX_PLY), new_state(),
-                     np.zeros(C_SIZE, dtype=np.int64), np.zeros(P_SIZE, dtype=np.int64))
 
 
 class Knobs(NamedTuple):
@@ -245,7 +186,7 @@ def _can_crown(white, black, kings, turn, V):
 @njit(cache=True, nogil=True)
 def search_root(work, shared, tables, depth, alpha, beta):
     """Search the root in ``work.stack[0]`` (position, key, rule counters) to ``depth`` plies
-    inside ``(alpha, beta)``.  ``work``, ``shared``, ``tables``: the records above.
+    inside ``(alpha, beta)``.  ``work``, ``shared``, ``tables``: :mod:`engine.records`.
 
     Returns the root's value (fail-soft); meaningless if ``ctl[C_ABORTED]`` is set.
     """
@@ -317,12 +258,8 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 if n == 0:
                     v = _leaf_value(p, w, b, k, t, ctl, V, T, W, goal)
                     continue
-                st[p, F_QS] = 1
-                st[p, F_TTMOVE] = -1
-                for j in range(n):
-                    order[p, j] = 0
+                _start_moves(p, n, alpha, True, -1, st, order)
             else:
-                st[p, F_QS] = 0
                 # Step 7. Transposition table: a cut at a null-window node, or the move to
                 # try first.
                 cut, value, ttmove = _probe_tt(p, st[p, F_KEY], d, alpha, beta, tt_keys,
@@ -330,7 +267,6 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 if cut:
                     v = value
                     continue
-                st[p, F_TTMOVE] = ttmove
                 # Step 8. Generate and order the moves.
                 n = generate(w, b, k, t, V, S, moves, state)
                 if p == 0:
@@ -341,7 +277,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 if n == 1 and p > 0:
                     st[p, F_DEPTH] = d + 1   # a forced move costs no depth
                 _order(p, n, k, t, ttmove, moves, order, killers, hist)
-            _start_moves(p, n, alpha, st)
+                _start_moves(p, n, alpha, False, ttmove, st, order)
             mode = STEP
         elif mode == STEP:
             # Step 9. Make the next move and enter the child with its window (PVS, LMR).
@@ -357,12 +293,12 @@ def search_root(work, shared, tables, depth, alpha, beta):
             moves = buf[p]
             if not qs:
                 _bring_best_forward(p, i, n, moves, order)
-            st[p, F_I] = i + 1
+            st[p, F_I] = i + 1            # move i is the node's current move
             st[p, F_CUR] = i
             _make_child(p, moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3], st, keys, h0,
                         V, Z)
-            quiet_late = moves[i, 2] == 0 and order[p, i] < S_KILLER2
-            _child_window(p, qs, quiet_late, st, knobs)
+            reducible = moves[i, 2] == 0 and order[p, i] < S_KILLER2
+            _child_window(p, qs, reducible, st, knobs)
             p += 1
             mode = ENTER
         else:
@@ -381,11 +317,8 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 continue
             mode = STEP
             if v > st[p, F_BEST] and _new_best(p, v, st, buf, pv, pvlen, ctl):
-                if st[p, F_QS] == 0:
-                    m = buf[p, st[p, F_CUR]]
-                    if m[2] == 0:
-                        _reward(killers, hist, p, st[p, F_T], m[0], m[1], st[p, F_DEPTH])
-                    _store(st, p, tt_keys, tt_data, buf, knobs.age)
+                if st[p, F_QS] == 0:      # a cut: reward a quiet move, store the node
+                    _cut(p, st, buf, killers, hist, tt_keys, tt_data, knobs.age)
                 mode = RETURN
     ctl[C_NODES] = nodes
     return v
@@ -555,8 +488,14 @@ def _order(p, n, k, t, ttmove, moves, order, killers, hist):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _start_moves(p, n, alpha, st):
-    """The node's move loop starts: ``n`` moves, none searched, ``alpha`` its first bound."""
+def _start_moves(p, n, alpha, qs, ttmove, st, order):
+    """The node's move loop starts: ``n`` moves, none searched, ``alpha`` its first bound;
+    in quiescence (``qs``) the captures keep the order they were generated in."""
+    st[p, F_QS] = 1 if qs else 0
+    st[p, F_TTMOVE] = ttmove
+    if qs:
+        for j in range(n):
+            order[p, j] = 0
     st[p, F_N] = n
     st[p, F_I] = 0
     st[p, F_BEST] = -INF
@@ -609,7 +548,7 @@ def _make_child(p, frm, to, cap, fl, st, keys, h0, V, Z):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _child_window(p, qs, quiet_late, st, knobs):
+def _child_window(p, qs, reducible, st, knobs):
     """Step 9: the child's window and depth: the first move (and every capture in
     quiescence) with the full window, the others with a null window, the late quiet ones
     (not killers) also reduced (LMR)."""
@@ -628,7 +567,7 @@ def _child_window(p, qs, quiet_late, st, knobs):
     r = 0
     lmr_depth = knobs.lmr_depth
     lmr_moves = knobs.lmr_moves
-    if lmr_depth and d >= lmr_depth and tried >= lmr_moves and p > 0 and quiet_late:
+    if lmr_depth and d >= lmr_depth and tried >= lmr_moves and p > 0 and reducible:
         r = 2 if (tried >= 2 * lmr_moves + 2 and d >= 2 * lmr_depth) else 1
     st[p, F_PHASE] = PH_REDUCED if r else PH_NULL
     st[q, F_ALPHA] = -alpha - 1
@@ -698,6 +637,16 @@ def _new_best(p, v, st, buf, pv, pvlen, ctl):
     if p == 0:
         ctl[C_ROOT_DONE] = 1
     return v >= st[p, F_BETA]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _cut(p, st, buf, killers, hist, tt_keys, tt_data, age):
+    """Step 10 at a cut of a full-width node: a quiet best move becomes a killer and earns
+    history; the node is stored as a lower bound."""
+    m = buf[p, st[p, F_CUR]]
+    if m[2] == 0:
+        _reward(killers, hist, p, st[p, F_T], m[0], m[1], st[p, F_DEPTH])
+    _store(st, p, tt_keys, tt_data, buf, age)
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -36,6 +36,7 @@ from typing import Callable
 import numpy as np
 
 from . import negamax as nm
+from . import records
 from . import timeman
 from . import egdb
 from . import tt
@@ -102,7 +103,7 @@ class _Helper:
 
     def __init__(self, index: int):
         self.index = index
-        self.work = nm.new_workspace()
+        self.work = records.new_workspace()
         self.nodes = 0
         self.thread: threading.Thread | None = None
 
@@ -133,9 +134,9 @@ class Searcher:
         self._weights = self.weights
         # The kernel's arrays: this thread's (built once; a search swaps in its root's
         # keys), the tables shared with the helpers and the variant's (per search).
-        self._work = nm.new_workspace()
-        self._shared: nm.Shared | None = None
-        self._variant_tables: nm.Tables | None = None
+        self._work = records.new_workspace()
+        self._shared: records.Shared | None = None
+        self._variant_tables: records.Tables | None = None
         w = self._work
         self._killers, self._hist, self._st, self._pv, self._pvlen = (
             w.killers, w.hist, w.stack, w.pv, w.pvlen)
@@ -463,7 +464,8 @@ class Searcher:
         ctl[nm.C_NODES] = 0
         ctl[nm.C_NODE_LIMIT] = budget
         ctl[nm.C_CAN_STOP] = int(can_stop)
-        return int(nm.search_root(self._work, self._shared, self._variant_tables, depth, alpha, beta))
+        return int(nm.search_root(self._work, self._shared, self._variant_tables, depth, alpha,
+                                  beta))
 
     def _bind_root(self) -> None:
         """Hand the root just set up to the kernel's records: the path of keys that starts
@@ -471,8 +473,8 @@ class Searcher:
         of this search."""
         self._work = self._work._replace(keys=self._keys, h0=int(self._h0))
         V, S, T = self._tables
-        self._variant_tables = nm.Tables(V, S, T, self._weights, ZOBRIST)
-        self._shared = nm.shared_tables(self._tt_keys, self._tt_data, self._db)
+        self._variant_tables = records.Tables(V, S, T, self._weights, ZOBRIST)
+        self._shared = records.shared_tables(self._tt_keys, self._tt_data, self._db)
 
     def _root_pv(self, pos: Position) -> tuple[Move, ...]:
         out = []
