@@ -18,34 +18,32 @@ stack: ``st[ply]`` holds a node's position, key, window, depth and the state of 
 move loop; ``buf[ply]`` its move list.  Each node is *entered* (draw rules, the
 threshold test, a TT probe, move generation), then *steps* through its moves one
 child at a time, and *returns* its value to its parent, which may search the same
-child again (a reduced or a null-window search that beat alpha).
+child again (a reduced or a null-window search that beat alpha).  The loop of
+:func:`search_root` is marked with the steps a node goes through, in the order a
+reader follows them, each a few lines or a helper:
 
-Draw rules are the variant's, written once in :mod:`engine.drawrules` and read by the
-referee too: every stack entry carries the four counters of its position, advanced
-from the parent's by the same kernel the referee uses; a node a count rule draws is
-scored 0 unless its side to move has no move (the loss is judged first); a position
-repeated on the search path draws at once, one from the game before the root when it
-occurred ``repetitions - 1`` times already.  The root's counters and barred king
-(Frisian) come from the game's history (``P_BARRED``).
+ 1. Enter the node: the stop flag and the node budget.
+ 2. Breakthrough and the draw rules (``rule_verdict``).
+ 3. Mate-distance window.
+ 4. Endgame databases (``_egdb_holds``, ``_egdb_value``).
+ 5. Threshold pruning, plain or verified (``_plain_depth``, ``_verify_first``).
+ 6. Quiescence: captures only, else a leaf.
+ 7. Transposition table (``_tt_verdict``).
+ 8. Generate and order the moves (``_root_moves``, ``_order``).
+ 9. Make the next move and set the child's window: PVS, LMR (``_child_window``).
+10. Return: the verification's verdict (``_refuted``), re-searches, the best move and
+    PV (``_new_best``), killers and history, the TT store (``_cut``).
 
-Threshold pruning, checked at every ``interval``-th ply, has two forms (``P_FORM``).
-*Plain* (the design's first form): the node's static evaluation, seen from the root's
-side, is compared with the window ``[lo, hi]`` set around the root's static evaluation;
-a node outside it is not expanded further but searched as a leaf (quiescence only).
-*Verified* (ProbCut-like): at a null-window node from depth ``VERIFY_FROM``, quiet for
-both sides, whose static evaluation lies beyond its window by a margin that grows with
-the depth (``P_MARGIN + P_SLOPE * depth``), the node is first searched to 40% of the
-depth around the shifted bound; if that search confirms it, the node is cut with that
-value, else it is searched in full.  The window of a null-window node is the previous
-iteration's score (aspiration and PVS), so the cut is taken around the search's value,
-not the root's static one, and never in the principal variation.
-
-The kernel reads no clock.  It stops when ``ctl[C_STOP]`` is set by another thread
-(checked every 1024 nodes) or when the node budget is spent, and then reports
-``ctl[C_ABORTED]``; the best root move found so far is in ``pv[0, 0]`` when
-``ctl[C_ROOT_DONE]`` is set.
+The arrays travel as three records (:mod:`engine.records`: named tuples, which numba
+passes as one argument each): ``Tables``, the variant's and the evaluation's (read
+only); ``Shared``, the transposition table and the endgame databases, which every
+thread of a search shares; ``Workspace``, one thread's own stack, move lists, ordering
+tables, PV, path of keys, control words and parameters.  The kernel takes them
+apart once a call; the helpers it calls for every node take numbers (see the note
+above them).
 """
-import numpy as np
+from typing import NamedTuple
+
 from numba import njit
 
 from . import egdb, tt
@@ -100,16 +98,25 @@ NF = 26
 # F_VERIFY: a verified threshold cut in progress (above beta, below alpha), or tried and refuted
 VF_NONE, VF_ABOVE, VF_BELOW, VF_REFUTED = 0, 1, 2, 3
 PH_FULL, PH_NULL, PH_REDUCED = 0, 1, 2
-ENTER, STEP, RETURN = 0, 1, 2
+ENTER, STEP, RETURN, DONE = 0, 1, 2, 3    # the loop's modes; DONE: the root has returned
 
 HIST_MAX = 1 << 20
 S_TT, S_CAPTURE, S_PROMOTE, S_KILLER1, S_KILLER2 = 1 << 30, 1 << 26, 1 << 25, 1 << 24, 1 << 23
 
 
-def new_stack():
-    """The per-ply arrays one searcher owns: stack, order scores, PV table and length."""
-    return (np.zeros((MAX_PLY, NF), dtype=np.int64), np.zeros((MAX_PLY, 1024), dtype=np.int64),
-            np.zeros((MAX_PLY, MAX_PLY, 4), dtype=np.int64), np.zeros(MAX_PLY, dtype=np.int64))
+class Knobs(NamedTuple):
+    """The settings one kernel call reads once (built inside it by ``_knobs``)."""
+
+    age: int
+    plain: bool
+    verified: bool
+    interval: int
+    lmr_depth: int
+    lmr_moves: int
+    goal: int
+    win_here: int
+    egdb_pieces: int
+    egdb_root: int
 
 
 RULE_NONE, RULE_DRAW, RULE_NO_MOVE = 0, 1, 2
@@ -158,327 +165,388 @@ def _can_crown(white, black, kings, turn, V):
 
 
 @njit(cache=True, nogil=True)
-def search_root(st, depth, alpha, beta, V, S, T, W, Z, tt_keys, tt_data, killers, hist,
-                keys, h0, P, ctl, buf, order, pv, pvlen, state, EX, EC, EO, ED):
-    """Search the root in ``st[0]`` (position, key, rule counters) to ``depth`` plies.
-
-    Returns the root's value (fail-soft); meaningless if ``ctl[C_ABORTED]`` is set.
-    """
-    nodes = ctl[C_NODES]
-    limit = ctl[C_NODE_LIMIT]
-    can_stop = ctl[C_CAN_STOP] != 0
-    ctl[C_ABORTED] = 0
-    ctl[C_ROOT_DONE] = 0
-    age = P[P_AGE]
-    threshold = P[P_THRESHOLD] != 0
-    verified = threshold and P[P_FORM] == FORM_VERIFIED
-    plain = threshold and not verified
-    interval = max(P[P_INTERVAL], 1)
-    lmr_depth = P[P_LMR_DEPTH]
-    lmr_moves = P[P_LMR_MOVES]
-    goal = V[V_GOAL]
-    egdb_pieces = P[P_EGDB]
-    egdb_root = P[P_EGDB_ROOT]
-    # Best value a node at ply p can reach: a win at p + 1, or at p itself where
-    # having no move wins (antidraughts).
-    win_here = 1 if goal == KG_LOSING else 0
-    st[0, F_ALPHA] = alpha
-    st[0, F_BETA] = beta
-    st[0, F_DEPTH] = depth
+def search_root(work, shared, tables, depth, alpha, beta):
+    """Search the root in ``work.stack[0]`` (position, key, rule counters) to ``depth`` plies
+    inside ``(alpha, beta)`` (the records: :mod:`engine.records`).  Returns the root's
+    value (fail-soft); meaningless if ``ctl[C_ABORTED]`` is set."""
+    st, order, pv, pvlen, killers, hist, keys, h0, buf, state, ctl, P = work
+    V, S, T, W, Z = tables
+    tt_keys, tt_data, EX, EC, EO, ED = shared
+    nodes, limit, can_stop = ctl[C_NODES], ctl[C_NODE_LIMIT], ctl[C_CAN_STOP] != 0
+    ctl[C_ABORTED], ctl[C_ROOT_DONE] = 0, 0
+    knobs = _knobs(P, V)
+    st[0, F_ALPHA], st[0, F_BETA], st[0, F_DEPTH] = alpha, beta, depth
     for j in range(MAX_PLY):
         st[j, F_VERIFY] = VF_NONE
-    p = 0
-    v = 0
-    mode = ENTER
+    p, v, mode = 0, 0, ENTER
     while True:
         if mode == ENTER:
+            # Step 1. Enter the node: the stop flag and the node budget.
             if nodes >= limit or (can_stop and (nodes & 1023) == 0 and ctl[C_STOP] != 0):
                 ctl[C_ABORTED] = 1
                 break
             nodes += 1
             pvlen[p] = p
-            w = st[p, F_W]
-            b = st[p, F_B]
-            k = st[p, F_K]
-            t = st[p, F_T]
-            key = st[p, F_KEY]
-            alpha = st[p, F_ALPHA]
-            beta = st[p, F_BETA]
-            d = st[p, F_DEPTH]
+            w, b, k, t = st[p, F_W], st[p, F_B], st[p, F_K], st[p, F_T]
+            alpha, beta, d = st[p, F_ALPHA], st[p, F_BETA], st[p, F_DEPTH]
+            mode = RETURN             # unless the node's moves are to be searched
             if p > 0:
-                if goal == KG_BREAKTHROUGH and k != 0:
-                    winner = 0 if k & w else 1
-                    v = MATE - p if winner == t else -(MATE - p)
-                    mode = RETURN
+                # Step 2. Breakthrough and the draw rules: the game may be over here.
+                if knobs.goal == KG_BREAKTHROUGH and k != 0:
+                    v = _breakthrough_value(p, w, k, t)
                     continue
                 verdict = rule_verdict(w, b, k, t, st[p, F_REV], st[p, F_EG], st[p, F_ROAD],
                                        st[p, F_STABLE], keys, h0 + p, h0, V, S, buf[p], state)
                 if verdict != RULE_NONE:
-                    if verdict == RULE_DRAW:
-                        v = 0
-                    else:
-                        v = MATE - p if goal == KG_LOSING else -(MATE - p)
-                    mode = RETURN
+                    v = 0 if verdict == RULE_DRAW else _no_move_value(p, knobs.goal)
                     continue
-                if alpha < -(MATE - p):
-                    alpha = -(MATE - p)
-                if beta > MATE - p - 1 + win_here:
-                    beta = MATE - p - 1 + win_here
+                # Step 3. Mate-distance window: no score beats a mate at this ply.
+                alpha = max(alpha, -(MATE - p))
+                beta = min(beta, MATE - p - 1 + knobs.win_here)
                 if alpha >= beta:
                     v = alpha
-                    mode = RETURN
                     continue
-                st[p, F_ALPHA] = alpha
-                st[p, F_BETA] = beta
-                if egdb_pieces:
-                    men = popcount(w | b)
-                    if men <= egdb_pieces and men < egdb_root:
-                        found = egdb.probe(w, b, k, t, EX, EC, EO, ED)
-                        if found >= 0:
-                            v = _db_score(found, w, b, t, p)
-                            mode = RETURN
-                            continue
-                if plain and d > 0 and p % interval == 0:
-                    e = evaluate(w, b, k, t, V, T, W)
-                    if p & 1:
-                        e = -e
-                    if e < P[P_LO] or e > P[P_HI]:
-                        d = 0
-                        st[p, F_DEPTH] = 0
-                elif (verified and d >= VERIFY_FROM and beta - alpha == 1 and p % interval == 0
-                        and st[p, F_VERIFY] == VF_NONE and p < MAX_PLY - 2
-                        and -WIN_BOUND < alpha and beta < WIN_BOUND):
-                    margin = P[P_MARGIN] + P[P_SLOPE] * d
-                    e = evaluate(w, b, k, t, V, T, W)
-                    side = VF_ABOVE if e >= beta + margin else VF_BELOW if e <= alpha - margin else VF_NONE
-                    if (side != VF_NONE and generate_captures(w, b, k, t, V, S, buf[p], state) == 0
-                            and generate_captures(w, b, k, 1 - t, V, S, buf[p + 1], state) == 0):
-                        # Quiet for both sides and far outside the window: search the node
-                        # to a fraction of the depth around the shifted bound first.
-                        st[p, F_VERIFY] = side
-                        st[p, F_OLD_ALPHA] = alpha
-                        st[p, F_OLD_BETA] = beta
-                        st[p, F_OLD_DEPTH] = d
-                        if side == VF_ABOVE:
-                            alpha = beta + margin - 1
-                        else:
-                            alpha = alpha - margin
-                        beta = alpha + 1
-                        d = max(1, d * VERIFY_SHARE // 10)
-                        st[p, F_ALPHA] = alpha
-                        st[p, F_BETA] = beta
-                        st[p, F_DEPTH] = d
+                st[p, F_ALPHA], st[p, F_BETA] = alpha, beta
+                # Step 4. Endgame databases: a node of few enough pieces is scored from them.
+                if knobs.egdb_pieces and _egdb_holds(w, b, knobs):
+                    found, v = _egdb_value(p, w, b, k, t, EX, EC, EO, ED, v)
+                    if found:
+                        continue
+                # Step 5. Threshold pruning, plain or verified (the module docstring).
+                if _plain_due(p, d, knobs):
+                    d = _plain_depth(p, d, w, b, k, t, st, P, V, T, W)
+                elif _verify_due(p, d, alpha, beta, st[p, F_VERIFY], knobs):
+                    d, alpha, beta = _verify_first(p, d, alpha, beta, w, b, k, t, st, P, V,
+                                                   S, T, W, buf, state)
             if p >= MAX_PLY - 1:
                 v = evaluate(w, b, k, t, V, T, W)
-                mode = RETURN
                 continue
             moves = buf[p]
             if d <= 0:
+                # Step 6. Quiescence: only the pending captures are searched, else a leaf.
                 n = generate_captures(w, b, k, t, V, S, moves, state)
                 if n == 0:
                     ctl[C_LEAVES] += 1
                     ctl[C_LEAF_PLY] += p
                     if not _has_quiet(w, b, k, t, V):
-                        v = MATE - p if goal == KG_LOSING else -(MATE - p)
-                    elif goal == KG_BREAKTHROUGH and _can_crown(w, b, k, t, V):
+                        v = _no_move_value(p, knobs.goal)
+                    elif knobs.goal == KG_BREAKTHROUGH and _can_crown(w, b, k, t, V):
                         v = MATE - p - 1
                     else:
                         v = evaluate(w, b, k, t, V, T, W)
-                    mode = RETURN
                     continue
-                st[p, F_QS] = 1
-                st[p, F_TTMOVE] = -1
+                st[p, F_QS], st[p, F_TTMOVE] = 1, -1
                 for j in range(n):
                     order[p, j] = 0
             else:
                 st[p, F_QS] = 0
-                ttmove = -1
-                entry = tt.probe(tt_keys, tt_data, key)
-                if entry != 0:
-                    ttmove = tt.entry_move(entry)
-                    if p > 0 and beta - alpha == 1 and tt.entry_depth(entry) >= d:
-                        s = tt.entry_score(entry)
-                        if s > WIN_BOUND:
-                            s -= p
-                        elif s < -WIN_BOUND:
-                            s += p
-                        bound = tt.entry_bound(entry)
-                        if (bound == tt.BOUND_EXACT or (bound == tt.BOUND_LOWER and s >= beta)
-                                or (bound == tt.BOUND_UPPER and s <= alpha)):
-                            v = s
-                            mode = RETURN
-                            continue
+                # Step 7. Transposition table: a cut, or the move to try first.
+                entry = tt.probe(tt_keys, tt_data, st[p, F_KEY])
+                cut, v, ttmove = _tt_verdict(entry, p, d, alpha, beta, v)
+                if cut:
+                    continue
                 st[p, F_TTMOVE] = ttmove
+                # Step 8. Generate and order the moves.
                 n = generate(w, b, k, t, V, S, moves, state)
-                if p == 0 and P[P_BARRED]:
-                    n = _drop_quiet_from(moves, n, P[P_BARRED] - 1)
-                if p == 0 and P[P_EGDB_FILTER]:
-                    n = _keep_db_best(moves, n, w, b, k, t, EX, EC, EO, ED)
+                if p == 0:
+                    n = _root_moves(moves, n, w, b, k, t, P, EX, EC, EO, ED)
                 if n == 0:
-                    v = MATE - p if goal == KG_LOSING else -(MATE - p)
-                    mode = RETURN
+                    v = _no_move_value(p, knobs.goal)
                     continue
                 if n == 1 and p > 0:
                     st[p, F_DEPTH] = d + 1   # a forced move costs no depth
-                k1 = killers[p, 0]
-                k2 = killers[p, 1]
-                for j in range(n):
-                    frm = moves[j, 0]
-                    to = moves[j, 1]
-                    cap = moves[j, 2]
-                    mid = tt.move_id(frm, to, cap)
-                    if mid == ttmove:
-                        sc = S_TT
-                    elif cap:
-                        sc = S_CAPTURE + popcount(cap & k) * 16 + (moves[j, 3] & FLAG_PROMOTE)
-                    elif moves[j, 3] & FLAG_PROMOTE:
-                        sc = S_PROMOTE
-                    elif mid == k1:
-                        sc = S_KILLER1
-                    elif mid == k2:
-                        sc = S_KILLER2
-                    else:
-                        sc = hist[t, frm, to]
-                    order[p, j] = sc
-            st[p, F_N] = n
-            st[p, F_I] = 0
-            st[p, F_BEST] = -INF
-            st[p, F_BESTI] = -1
-            st[p, F_ALPHA0] = alpha
-            st[p, F_TRIED] = 0
+                _order(p, n, k, t, ttmove, moves, order, killers, hist)
+            st[p, F_N], st[p, F_I], st[p, F_TRIED] = n, 0, 0
+            st[p, F_BEST], st[p, F_BESTI], st[p, F_ALPHA0] = -INF, -1, alpha
             mode = STEP
         elif mode == STEP:
-            i = st[p, F_I]
-            n = st[p, F_N]
-            qs = st[p, F_QS] != 0
-            if i >= n:
+            # Step 9. Make the next move and enter the child with its window (PVS, LMR).
+            i, n, qs = st[p, F_I], st[p, F_N], st[p, F_QS] != 0
+            if i >= n:                # every move searched: the node's value is its best
                 v = st[p, F_BEST]
                 if not qs:
-                    _store(st, p, tt_keys, tt_data, buf, age)
+                    _store(st, p, tt_keys, tt_data, buf, knobs.age)
                 mode = RETURN
                 continue
             moves = buf[p]
             if not qs:
-                top = i
-                for j in range(i + 1, n):
-                    if order[p, j] > order[p, top]:
-                        top = j
-                if top != i:
-                    for c in range(4):
-                        x = moves[i, c]
-                        moves[i, c] = moves[top, c]
-                        moves[top, c] = x
-                    x = order[p, i]
-                    order[p, i] = order[p, top]
-                    order[p, top] = x
-            st[p, F_I] = i + 1
-            st[p, F_CUR] = i
-            frm = moves[i, 0]
-            to = moves[i, 1]
-            cap = moves[i, 2]
-            fl = moves[i, 3]
-            w = st[p, F_W]
-            b = st[p, F_B]
-            k = st[p, F_K]
-            t = st[p, F_T]
+                _bring_best_forward(p, i, n, moves, order)
+            st[p, F_I], st[p, F_CUR] = i + 1, i
+            frm, to, cap, fl = moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3]
+            w, b, k, t = st[p, F_W], st[p, F_B], st[p, F_K], st[p, F_T]
             cw, cb, ck, ct = make(w, b, k, t, frm, to, cap, fl)
             q = p + 1
             ckey = move_key(st[p, F_KEY], k, t, frm, to, cap, fl & FLAG_PROMOTE, Z)
-            st[q, F_W] = cw
-            st[q, F_B] = cb
-            st[q, F_K] = ck
-            st[q, F_T] = ct
-            st[q, F_KEY] = ckey
-            keys[h0 + q] = ckey
-            kp, eg, road, stable = advance(st[p, F_REV], st[p, F_EG], st[p, F_ROAD],
-                                           st[p, F_STABLE], w, b, k, t, cw, cb, ck, V)
-            st[q, F_REV] = kp
-            st[q, F_EG] = eg
-            st[q, F_ROAD] = road
-            st[q, F_STABLE] = stable
-            alpha = st[p, F_ALPHA]
-            beta = st[p, F_BETA]
-            d = st[p, F_DEPTH]
+            st[q, F_W], st[q, F_B], st[q, F_K], st[q, F_T], st[q, F_KEY] = cw, cb, ck, ct, ckey
+            keys[h0 + q] = ckey       # the path the repetition rule reads
+            (st[q, F_REV], st[q, F_EG], st[q, F_ROAD],
+             st[q, F_STABLE]) = advance(st[p, F_REV], st[p, F_EG], st[p, F_ROAD],
+                                        st[p, F_STABLE], w, b, k, t, cw, cb, ck, V)
             tried = st[p, F_TRIED]
             st[p, F_TRIED] = tried + 1
-            if qs or tried == 0:
-                st[p, F_PHASE] = PH_FULL
-                st[q, F_ALPHA] = -beta
-                st[q, F_BETA] = -alpha
-                st[q, F_DEPTH] = d - 1
-            else:
-                r = 0
-                if (lmr_depth and d >= lmr_depth and tried >= lmr_moves and p > 0 and cap == 0
-                        and order[p, i] < S_KILLER2):
-                    r = 2 if (tried >= 2 * lmr_moves + 2 and d >= 2 * lmr_depth) else 1
-                st[p, F_PHASE] = PH_REDUCED if r else PH_NULL
-                st[q, F_ALPHA] = -alpha - 1
-                st[q, F_BETA] = -alpha
-                st[q, F_DEPTH] = d - 1 - r
-            p = q
-            mode = ENTER
+            reducible = cap == 0 and order[p, i] < S_KILLER2
+            (st[p, F_PHASE], st[q, F_ALPHA], st[q, F_BETA],
+             st[q, F_DEPTH]) = _child_window(p, st[p, F_ALPHA], st[p, F_BETA], st[p, F_DEPTH],
+                                             tried, qs, reducible, knobs)
+            p, mode = q, ENTER
         else:
-            check = st[p, F_VERIFY]
-            if check == VF_ABOVE or check == VF_BELOW:
-                if (v >= st[p, F_BETA]) if check == VF_ABOVE else (v <= st[p, F_ALPHA]):
-                    st[p, F_VERIFY] = VF_NONE        # confirmed: the node is cut with v
-                else:                                # refuted: search it in full
-                    st[p, F_VERIFY] = VF_REFUTED
-                    st[p, F_ALPHA] = st[p, F_OLD_ALPHA]
-                    st[p, F_BETA] = st[p, F_OLD_BETA]
-                    st[p, F_DEPTH] = st[p, F_OLD_DEPTH]
-                    mode = ENTER
-                    continue
-            else:
-                st[p, F_VERIFY] = VF_NONE
+            # Step 10. Return: verification, re-search, best move and PV, cut, TT store.
+            check, st[p, F_VERIFY] = st[p, F_VERIFY], VF_NONE
+            if (check == VF_ABOVE or check == VF_BELOW) and _refuted(p, v, check, st):
+                mode = ENTER          # the verification failed: search the node in full
+                continue
             if p == 0:
                 break
-            p -= 1
-            v = -v
-            alpha = st[p, F_ALPHA]
-            beta = st[p, F_BETA]
-            phase = st[p, F_PHASE]
-            q = p + 1
-            if phase == PH_REDUCED and v > alpha:
-                st[p, F_PHASE] = PH_NULL
-                st[q, F_ALPHA] = -alpha - 1
-                st[q, F_BETA] = -alpha
-                st[q, F_DEPTH] = st[p, F_DEPTH] - 1
-                p = q
-                mode = ENTER
-                continue
-            if phase == PH_NULL and alpha < v < beta:
-                st[p, F_PHASE] = PH_FULL
-                st[q, F_ALPHA] = -beta
-                st[q, F_BETA] = -alpha
-                st[q, F_DEPTH] = st[p, F_DEPTH] - 1
-                p = q
-                mode = ENTER
+            p, v = p - 1, -v
+            alpha, beta, phase = st[p, F_ALPHA], st[p, F_BETA], st[p, F_PHASE]
+            if (phase == PH_REDUCED and v > alpha) or (phase == PH_NULL and alpha < v < beta):
+                # Again: a reduced child unreduced, then a null-window one in full (PVS).
+                full = phase == PH_NULL
+                st[p, F_PHASE] = PH_FULL if full else PH_NULL
+                st[p + 1, F_ALPHA], st[p + 1, F_BETA] = (-beta if full else -alpha - 1), -alpha
+                st[p + 1, F_DEPTH] = st[p, F_DEPTH] - 1
+                p, mode = p + 1, ENTER
                 continue
             mode = STEP
-            if v > st[p, F_BEST]:
-                cur = st[p, F_CUR]
-                st[p, F_BEST] = v
-                st[p, F_BESTI] = cur
-                if v > alpha:
-                    st[p, F_ALPHA] = v
-                    for c in range(4):
-                        pv[p, p, c] = buf[p, cur, c]
-                    for j in range(q, pvlen[q]):
-                        for c in range(4):
-                            pv[p, j, c] = pv[q, j, c]
-                    pvlen[p] = max(pvlen[q], q)
-                    if p == 0:
-                        ctl[C_ROOT_DONE] = 1
-                    if v >= beta:
-                        if st[p, F_QS] == 0:
-                            m = buf[p, cur]
-                            if m[2] == 0:
-                                _reward(killers, hist, p, st[p, F_T], m[0], m[1], st[p, F_DEPTH])
-                            _store(st, p, tt_keys, tt_data, buf, age)
-                        mode = RETURN
+            if v > st[p, F_BEST] and _new_best(p, v, alpha, beta, st, buf, pv, pvlen, ctl):
+                if st[p, F_QS] == 0:  # a cut: a quiet move earns killer and history; store
+                    _cut(p, st, buf, killers, hist, tt_keys, tt_data, knobs.age)
+                mode = RETURN
     ctl[C_NODES] = nodes
     return v
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _knobs(P, V):
+    """The search's settings, read once a call from the parameters and the variant."""
+    threshold = P[P_THRESHOLD] != 0
+    verified = threshold and P[P_FORM] == FORM_VERIFIED
+    goal = V[V_GOAL]
+    # Best value a node at ply p can reach: a win at p + 1, or at p itself where
+    # having no move wins (antidraughts).
+    win_here = 1 if goal == KG_LOSING else 0
+    return Knobs(P[P_AGE], threshold and not verified, verified, max(P[P_INTERVAL], 1),
+                 P[P_LMR_DEPTH], P[P_LMR_MOVES], goal, win_here, P[P_EGDB], P[P_EGDB_ROOT])
+
+
+# The helpers the loop calls for every node or move take and return numbers only: an
+# array handed to an inlined helper is bound with a reference count (an atomic
+# increment and decrement) that numba does not always prune, and helpers that took the
+# kernel's arrays made the search a fifth slower.  Those that need arrays run on rare
+# paths (verification, databases, root moves, cuts) or once a node, and are plain calls.
+
+@njit(cache=True, nogil=True, inline="always")
+def _no_move_value(p, goal):
+    """The value at ply ``p`` for a side to move without a move: lost, or won (antidraughts)."""
+    return MATE - p if goal == KG_LOSING else -(MATE - p)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _breakthrough_value(p, w, k, t):
+    """Step 2, breakthrough: a position with a king is won by its owner (White if both
+    have one, as :func:`engine.position.winner` says)."""
+    winner = 0 if k & w else 1
+    return MATE - p if winner == t else -(MATE - p)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _egdb_holds(w, b, knobs):
+    """Step 4: the databases may hold this node: few enough pieces, fewer than the root."""
+    men = popcount(w | b)
+    return men <= knobs.egdb_pieces and men < knobs.egdb_root
+
+
+@njit(cache=True, nogil=True)
+def _egdb_value(p, w, b, k, t, EX, EC, EO, ED, v):
+    """Step 4: ``(True, score)`` for a node the databases hold, else ``(False, v)``."""
+    found = egdb.probe(w, b, k, t, EX, EC, EO, ED)
+    if found >= 0:
+        return True, _db_score(found, w, b, t, p)
+    return False, v
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _plain_due(p, d, knobs):
+    """Step 5: the plain form is checked at this node."""
+    return knobs.plain and d > 0 and p % knobs.interval == 0
+
+
+@njit(cache=True, nogil=True)
+def _plain_depth(p, d, w, b, k, t, st, P, V, T, W):
+    """Step 5, plain form: the node's depth, 0 (a leaf: quiescence only) where its
+    evaluation, from the root's side, is outside the window around the root's."""
+    e = evaluate(w, b, k, t, V, T, W)
+    if p & 1:
+        e = -e
+    if e < P[P_LO] or e > P[P_HI]:
+        st[p, F_DEPTH] = 0
+        return 0
+    return d
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _verify_due(p, d, alpha, beta, verify, knobs):
+    """Step 5: the verified form is tried at this node: deep enough, a null window away
+    from mate scores, no verification of it running or refuted."""
+    return (knobs.verified and d >= VERIFY_FROM and beta - alpha == 1
+            and p % knobs.interval == 0 and verify == VF_NONE and p < MAX_PLY - 2
+            and -WIN_BOUND < alpha and beta < WIN_BOUND)
+
+
+@njit(cache=True, nogil=True)
+def _verify_first(p, d, alpha, beta, w, b, k, t, st, P, V, S, T, W, buf, state):
+    """Step 5, verified form: a node quiet for both sides whose evaluation lies beyond its
+    window by the margin is first searched to a share of its depth around the shifted
+    bound (``F_VERIFY`` says which side; Step 10 judges it).  Returns the depth and window
+    to search now."""
+    margin = P[P_MARGIN] + P[P_SLOPE] * d
+    e = evaluate(w, b, k, t, V, T, W)
+    side = VF_ABOVE if e >= beta + margin else VF_BELOW if e <= alpha - margin else VF_NONE
+    if (side == VF_NONE or generate_captures(w, b, k, t, V, S, buf[p], state) != 0
+            or generate_captures(w, b, k, 1 - t, V, S, buf[p + 1], state) != 0):
+        return d, alpha, beta
+    st[p, F_VERIFY] = side
+    st[p, F_OLD_ALPHA], st[p, F_OLD_BETA], st[p, F_OLD_DEPTH] = alpha, beta, d
+    alpha = beta + margin - 1 if side == VF_ABOVE else alpha - margin
+    beta = alpha + 1
+    d = max(1, d * VERIFY_SHARE // 10)
+    st[p, F_ALPHA], st[p, F_BETA], st[p, F_DEPTH] = alpha, beta, d
+    return d, alpha, beta
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tt_verdict(entry, p, d, alpha, beta, v):
+    """Step 7: ``(cut, value, ttmove)`` from a TT entry (0: none): a cut with the stored
+    score where a deep enough entry's bound settles a null-window node below the root
+    (else ``v`` unchanged); the stored move (-1: none)."""
+    if entry == 0:
+        return False, v, -1
+    ttmove = tt.entry_move(entry)
+    if p > 0 and beta - alpha == 1 and tt.entry_depth(entry) >= d:
+        s = tt.entry_score(entry)
+        if s > WIN_BOUND:
+            s -= p
+        elif s < -WIN_BOUND:
+            s += p
+        bound = tt.entry_bound(entry)
+        if (bound == tt.BOUND_EXACT or (bound == tt.BOUND_LOWER and s >= beta)
+                or (bound == tt.BOUND_UPPER and s <= alpha)):
+            return True, s, ttmove
+    return False, v, ttmove
+
+
+@njit(cache=True, nogil=True)
+def _root_moves(moves, n, w, b, k, t, P, EX, EC, EO, ED):
+    """Step 8 at the root: without the barred king's quiet moves (Frisian) and, when the
+    root is in the databases, only the moves that keep its value.  Returns the count."""
+    if P[P_BARRED]:
+        n = _drop_quiet_from(moves, n, P[P_BARRED] - 1)
+    if P[P_EGDB_FILTER]:
+        n = _keep_db_best(moves, n, w, b, k, t, EX, EC, EO, ED)
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _order(p, n, k, t, ttmove, moves, order, killers, hist):
+    """Step 8: the ordering scores of the node's moves: the TT move, captures (of kings
+    first), promotions, the two killers, then history."""
+    k1 = killers[p, 0]
+    k2 = killers[p, 1]
+    for j in range(n):
+        frm = moves[j, 0]
+        to = moves[j, 1]
+        cap = moves[j, 2]
+        mid = tt.move_id(frm, to, cap)
+        if mid == ttmove:
+            sc = S_TT
+        elif cap:
+            sc = S_CAPTURE + popcount(cap & k) * 16 + (moves[j, 3] & FLAG_PROMOTE)
+        elif moves[j, 3] & FLAG_PROMOTE:
+            sc = S_PROMOTE
+        elif mid == k1:
+            sc = S_KILLER1
+        elif mid == k2:
+            sc = S_KILLER2
+        else:
+            sc = hist[t, frm, to]
+        order[p, j] = sc
+
+
+@njit(cache=True, nogil=True)
+def _bring_best_forward(p, i, n, moves, order):
+    """Step 9: swap the best-scored of the moves not yet searched into place ``i`` (a
+    selection sort done lazily: a cut leaves the rest unsorted)."""
+    top = i
+    for j in range(i + 1, n):
+        if order[p, j] > order[p, top]:
+            top = j
+    if top != i:
+        for c in range(4):
+            x = moves[i, c]
+            moves[i, c] = moves[top, c]
+            moves[top, c] = x
+        x = order[p, i]
+        order[p, i] = order[p, top]
+        order[p, top] = x
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _child_window(p, alpha, beta, d, tried, qs, reducible, knobs):
+    """Step 9: ``(phase, alpha, beta, depth)`` of the child: the first move (and every
+    capture in quiescence) with the full window, the others with a null window, the late
+    quiet ones that are not killers also reduced (LMR)."""
+    if qs or tried == 0:
+        return PH_FULL, -beta, -alpha, d - 1
+    r = 0
+    lmr_depth = knobs.lmr_depth
+    lmr_moves = knobs.lmr_moves
+    if lmr_depth and d >= lmr_depth and tried >= lmr_moves and p > 0 and reducible:
+        r = 2 if (tried >= 2 * lmr_moves + 2 and d >= 2 * lmr_depth) else 1
+    return PH_REDUCED if r else PH_NULL, -alpha - 1, -alpha, d - 1 - r
+
+
+@njit(cache=True, nogil=True)
+def _refuted(p, v, check, st):
+    """Step 10: whether the verification search of ply ``p`` (``check``: the side it tested)
+    was refuted by its value ``v``: the node's own window and depth are then restored, to
+    search it in full (else the node is cut with ``v``)."""
+    if (v >= st[p, F_BETA]) if check == VF_ABOVE else (v <= st[p, F_ALPHA]):
+        return False
+    st[p, F_VERIFY] = VF_REFUTED
+    st[p, F_ALPHA], st[p, F_BETA] = st[p, F_OLD_ALPHA], st[p, F_OLD_BETA]
+    st[p, F_DEPTH] = st[p, F_OLD_DEPTH]
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _new_best(p, v, alpha, beta, st, buf, pv, pvlen, ctl):
+    """Step 10: ``v`` is the best value of ply ``p`` so far (its current move the best);
+    above ``alpha`` it raises alpha and extends the PV.  Returns whether it cuts (beta)."""
+    cur = st[p, F_CUR]
+    st[p, F_BEST], st[p, F_BESTI] = v, cur
+    if v <= alpha:
+        return False
+    st[p, F_ALPHA] = v
+    q = p + 1
+    for c in range(4):
+        pv[p, p, c] = buf[p, cur, c]
+    for j in range(q, pvlen[q]):
+        for c in range(4):
+            pv[p, j, c] = pv[q, j, c]
+    pvlen[p] = max(pvlen[q], q)
+    if p == 0:
+        ctl[C_ROOT_DONE] = 1
+    return v >= beta
+
+
+@njit(cache=True, nogil=True)
+def _cut(p, st, buf, killers, hist, tt_keys, tt_data, age):
+    """Step 10 at a cut of a full-width node: a quiet best move becomes a killer and earns
+    history; the node is stored as a lower bound."""
+    m = buf[p, st[p, F_CUR]]
+    if m[2] == 0:
+        _reward(killers, hist, p, st[p, F_T], m[0], m[1], st[p, F_DEPTH])
+    _store(st, p, tt_keys, tt_data, buf, age)
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -36,12 +36,13 @@ from typing import Callable
 import numpy as np
 
 from . import negamax as nm
+from . import records
 from . import timeman
 from . import egdb
 from . import tt
 from .eval import eval_tables, evaluate
 from .game import root_counters
-from .movegen import FLAG_PROMOTE, new_move_buffer, new_state
+from .movegen import FLAG_PROMOTE
 from .options import BY_NAME, OptionRefused, Settings
 from .resources import Resources
 from .position import Move, Position, allowed_moves, barred_square, start_position
@@ -93,14 +94,7 @@ class _Helper:
 
     def __init__(self, index: int):
         self.index = index
-        self.killers = np.zeros((nm.MAX_PLY, 2), dtype=np.int64)
-        self.hist = np.zeros((2, 64, 64), dtype=np.int64)
-        self.st, self.order, self.pv, self.pvlen = nm.new_stack()
-        self.buf = new_move_buffer(nm.MAX_PLY)
-        self.state = new_state()
-        self.ctl = np.zeros(nm.C_SIZE, dtype=np.int64)
-        self.params = np.zeros(nm.P_SIZE, dtype=np.int64)
-        self.keys = np.zeros(1, dtype=np.int64)
+        self.work = records.new_workspace()
         self.nodes = 0
         self.thread: threading.Thread | None = None
 
@@ -115,17 +109,19 @@ class Searcher:
         self._helpers: list[_Helper] = []
         self._tt_keys, self._tt_data = tt.new_table(self.settings.tt_log2)
         self._weights = self.resources.hand
-        self._killers = np.zeros((nm.MAX_PLY, 2), dtype=np.int64)
-        self._hist = np.zeros((2, 64, 64), dtype=np.int64)
-        self._st, self._order, self._pv, self._pvlen = nm.new_stack()
-        self._buf = new_move_buffer(nm.MAX_PLY)
-        self._state = new_state()
-        self._keys = np.zeros(nm.MAX_PLY + 1, dtype=np.int64)   # game's tail + search path
-        self._h0 = 0
+        # The kernel's arrays: this thread's (built once; a search swaps in its root's
+        # keys), the tables shared with the helpers and the variant's (per search).
+        self._work = records.new_workspace()
+        self._shared: records.Shared | None = None
+        self._variant_tables: records.Tables | None = None
+        w = self._work
+        self._killers, self._hist, self._st, self._pv, self._pvlen = (
+            w.killers, w.hist, w.stack, w.pv, w.pvlen)
+        self._keys = w.keys                     # game's tail + search path
+        self._h0 = w.h0
         self._nodes = 0
         self._partial: tuple[Move, ...] | None = None
-        self._params = np.zeros(nm.P_SIZE, dtype=np.int64)
-        self._ctl = np.zeros(nm.C_SIZE, dtype=np.int64)
+        self._params, self._ctl = w.params, w.ctl
         self._age = 0
         self._clock = timeman.Clock(self._halt)
         self._db = self.resources.no_egdb       # the tables of the search in progress
@@ -172,8 +168,8 @@ class Searcher:
         self._killers.fill(0)
         self._hist.fill(0)
         for h in self._helpers:
-            h.killers.fill(0)
-            h.hist.fill(0)
+            h.work.killers.fill(0)
+            h.work.hist.fill(0)
         self._age = 0
 
     def warm_up(self) -> None:
@@ -250,6 +246,7 @@ class Searcher:
             plan = timeman.plan(limits, analyze=analyze)
             self._clock.arm(plan.hard)
             self._setup_root(pos, history, barred_square(history, pos))
+            self._bind_root()
             node_cap = plan.nodes if plan.nodes is not None else 1 << 62
             best = None
             self._start_helpers(plan.depth)
@@ -286,32 +283,29 @@ class Searcher:
         while len(self._helpers) < self.settings.threads - 1:
             self._helpers.append(_Helper(len(self._helpers) + 1))
         for h in self._helpers[:self.settings.threads - 1]:
-            h.st[0, :] = self._st[0, :]
-            h.keys = self._keys.copy()
-            h.params[:] = self._params
-            h.ctl[:] = 0
+            h.work.stack[0, :] = self._st[0, :]
+            h.work = h.work._replace(keys=self._keys.copy(), h0=int(self._h0))
+            h.work.params[:] = self._params
+            h.work.ctl[:] = 0
             h.nodes = 0
             h.thread = threading.Thread(target=self._help, args=(h, max_depth),
                                         name=f"rafle-helper-{h.index}", daemon=True)
             h.thread.start()
 
     def _help(self, h: _Helper, max_depth: int) -> None:
-        V, S, T = self._tables
-        ctl = h.ctl
+        ctl = h.work.ctl
         for depth in range(1 + h.index % 2, max_depth + 1):
             ctl[nm.C_NODES] = 0
             ctl[nm.C_NODE_LIMIT] = 1 << 62
             ctl[nm.C_CAN_STOP] = 1
-            nm.search_root(h.st, depth, -nm.INF, nm.INF, V, S, T, self._weights, ZOBRIST,
-                           self._tt_keys, self._tt_data, h.killers, h.hist, h.keys, self._h0,
-                           h.params, ctl, h.buf, h.order, h.pv, h.pvlen, h.state, *self._db_args())
+            nm.search_root(h.work, self._shared, self._variant_tables, depth, -nm.INF, nm.INF)
             h.nodes += int(ctl[nm.C_NODES])
             if ctl[nm.C_ABORTED] or ctl[nm.C_STOP]:
                 return
 
     def _stop_helpers(self) -> None:
         for h in self._helpers:
-            h.ctl[nm.C_STOP] = 1
+            h.work.ctl[nm.C_STOP] = 1
         for h in self._helpers:
             if h.thread is not None:
                 h.thread.join()
@@ -358,16 +352,17 @@ class Searcher:
         ctl[nm.C_NODES] = 0
         ctl[nm.C_NODE_LIMIT] = budget
         ctl[nm.C_CAN_STOP] = int(can_stop)
-        V, S, T = self._tables
-        return int(nm.search_root(self._st, depth, alpha, beta, V, S, T, self._weights, ZOBRIST,
-                                  self._tt_keys, self._tt_data, self._killers, self._hist,
-                                  self._keys, self._h0, self._params, ctl, self._buf,
-                                  self._order, self._pv, self._pvlen, self._state,
-                                  *self._db_args()))
+        return int(nm.search_root(self._work, self._shared, self._variant_tables, depth, alpha,
+                                  beta))
 
-    def _db_args(self):
-        db = self._db
-        return db.X, egdb.BINOM, db.offsets, db.data
+    def _bind_root(self) -> None:
+        """Hand the root just set up to the kernel's records: the path of keys that starts
+        with the game's tail, the variant's tables, the transposition table and databases
+        of this search."""
+        self._work = self._work._replace(keys=self._keys, h0=int(self._h0))
+        V, S, T = self._tables
+        self._variant_tables = records.Tables(V, S, T, self._weights, ZOBRIST)
+        self._shared = records.shared_tables(self._tt_keys, self._tt_data, self._db)
 
     def _root_pv(self, pos: Position) -> tuple[Move, ...]:
         out = []
