@@ -38,7 +38,8 @@ if TYPE_CHECKING:
     from .divide import new_stop_flag, perft, perft_divide, set_stop, warm_up
     from .position import (BLACK, WHITE, Move, Position, allowed_moves, legal_moves, play,
                            start_position)
-    from .search import Info, Limits, Result, Searcher
+    from .limits import Info, Limits, Result
+    from .search import Searcher
     from .variants import INTERNATIONAL, VARIANTS, Variant, get_variant
 
 

@@ -244,7 +244,7 @@ def test_search_stack_keys_match_their_positions(searcher):
         if not legal_moves(pos):
             continue
         fresh(searcher).search(pos, [], Limits(depth=5), analyze=True)
-        st = searcher._st
+        st = searcher.driver.work.stack
         for q in range(nm.MAX_PLY):
             if st[q, nm.F_W] | st[q, nm.F_B]:
                 assert st[q, nm.F_KEY] == board_key(st[q, nm.F_W], st[q, nm.F_B], st[q, nm.F_K],
@@ -561,9 +561,9 @@ def test_a_search_started_in_the_background_is_a_future(searcher):
 
 def test_new_game_gives_a_clean_table_of_the_same_size(searcher):
     searcher.search(start_position(), [], Limits(depth=4))
-    assert searcher._tt_data.any()
+    assert searcher.tt_data.any()
     searcher.new_game()
-    assert not searcher._tt_data.any() and len(searcher._tt_data) == 1 << searcher.settings.tt_log2
+    assert not searcher.tt_data.any() and len(searcher.tt_data) == 1 << searcher.settings.tt_log2
 
 
 def test_a_perft_count_stops_when_asked():
@@ -601,13 +601,13 @@ def test_a_move_control_is_mostly_spent_by_its_last_move():
 def test_the_soft_limit_stretches_while_the_best_move_is_unsettled():
     s = Searcher(16)
     plan = timeman.Plan(soft=1.0, hard=4.0)
-    s._iterations = [("a", 10)] * 8
-    assert s._stretch(plan) < 1                         # settled: less time
-    s._iterations = [("a", 10)] * 5 + [("b", 10), ("a", 10), ("b", 10)]
-    assert s._stretch(plan) > 2                         # the best move keeps changing
-    s._iterations = [("a", 10)] * 7 + [("a", -60)]
-    assert s._stretch(plan) > 1.5                       # the score fell
-    assert s._stretch(timeman.Plan(soft=1.0, hard=1.0)) == 1.0   # a fixed move time
+    s.driver.iterations = [("a", 10)] * 8
+    assert s.driver.stretch(plan) < 1                         # settled: less time
+    s.driver.iterations = [("a", 10)] * 5 + [("b", 10), ("a", 10), ("b", 10)]
+    assert s.driver.stretch(plan) > 2                         # the best move keeps changing
+    s.driver.iterations = [("a", 10)] * 7 + [("a", -60)]
+    assert s.driver.stretch(plan) > 1.5                       # the score fell
+    assert s.driver.stretch(timeman.Plan(soft=1.0, hard=1.0)) == 1.0   # a fixed move time
     clock = timeman.Clock(lambda: None)
     clock.begin(False, None, time.monotonic() - 2.0)   # 2 s into the move
     assert clock.time_is_up(plan, 1.0) and not clock.time_is_up(plan, 2.5)
@@ -659,7 +659,7 @@ def test_two_threads_play_legal_moves_in_every_limit_and_leave_no_helper_running
                 assert m in legal_moves(after)
                 after = play(after, m)
             assert not _helpers_alive()
-            helped += s._helpers[0].nodes if s._helpers else 0
+            helped += s.helpers.nodes()
     assert helped > 0                                      # the helper did search
 
 
@@ -685,4 +685,4 @@ def test_one_thread_searches_exactly_as_before():
     assert not one.set_option("threads", "0")
     a = one.search(pos, [], Limits(depth=7))
     b = Searcher(18).search(pos, [], Limits(depth=7))
-    assert (a.nodes, a.move, a.score) == (b.nodes, b.move, b.score) and not one._helpers
+    assert (a.nodes, a.move, a.score) == (b.nodes, b.move, b.score) and not len(one.helpers)
