@@ -318,7 +318,7 @@ class Hub:
                 if reason.startswith(f"illegal move {word}: "):
                     reason = reason[len(f"illegal move {word}: "):]
                 self.out.send(error_line(f"illegal move {word} (ply {len(positions)}): {reason}"))
-                break  # keep the position reached before the bad move, as Scan does
+                return  # the whole line is refused and the previous game stays, as for a bad pos
             positions.append(engine.play(positions[-1], move))
         self.positions = positions
 
