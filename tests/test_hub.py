@@ -649,3 +649,27 @@ def test_the_largest_table_fits_in_memory():
     tt = next(o for o in OPTIONS if o.name == "tt-size")
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     assert 16 << int(tt.max) <= memory // 2 and int(tt.max) >= 22
+
+
+def test_name_value_arguments_are_initial_parameters():
+    """lidraughts-bot passes its engine_options as `--name=value` arguments: they set the
+    parameters (declared with those values), unknown ones are ignored, and the client's own
+    set-param still comes after them."""
+    run = subprocess.run([shutil.which("rafle"), "hub", "--threads=2", "--eval=hand",
+                          "--book-ply=20", "--variant=russian", "--no-such=1", "--tt-size=x",
+                          "stray"],
+                         input="hub\nset-param name=book-ply value=12\nhub\ninit\nquit\n",
+                         capture_output=True, text=True, timeout=INIT_WAIT)
+    assert run.returncode == 0 and run.stderr == ""
+    out = run.stdout.splitlines()
+    first, rest = out[:out.index("wait") + 1], out[out.index("wait") + 1:]
+    second = rest[:rest.index("wait") + 1]
+
+    def declared(lines):
+        return {tokenize(t).get("name"): tokenize(t).get("value") for t in lines if t.startswith("param")}
+    for lines in (first, second):
+        values = declared(lines)
+        assert (values["threads"], values["eval"], values["variant"]) == ("2", "hand", "russian")
+        assert values["tt-size"] == str(next(o for o in OPTIONS if o.name == "tt-size").default)
+    assert declared(first)["book-ply"] == "20" and declared(second)["book-ply"] == "12"
+    assert rest[-2:] == ["init eval=hand", "ready"]

@@ -40,6 +40,7 @@ import sys
 import threading
 import time
 import traceback
+from dataclasses import replace
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from importlib.metadata import version
@@ -114,7 +115,9 @@ def param_lines(variant=None, options=None) -> list[str]:
 class Hub:
     """State of one Hub conversation: the game, the level, the running job."""
 
-    def __init__(self, out: Output, events: queue.Queue, input_closed: threading.Event):
+    def __init__(self, out: Output, events: queue.Queue, input_closed: threading.Event,
+                 initial: list[tuple[str, str]] = ()):
+        self.initial = list(initial)   # parameters from the command line, set when loaded
         self.out = out
         self.events = events
         self.input_closed = input_closed
@@ -232,14 +235,33 @@ class Hub:
         if self.variant is None:
             self.variant = engine.INTERNATIONAL
             self.positions = [engine.start_position(self.variant)]
+        initial, self.initial = self.initial, []
+        for name, value in initial:      # before any set-param, which may override them
+            self.set_param(name, value)
+
+    def shown_options(self) -> tuple:
+        """The variant and the options the ``param`` lines declare: the searcher's once it has
+        loaded; before, the defaults with the command line's values over them."""
+        if self.searcher is not None:
+            return self.variant, self.searcher.options()
+        given = dict(self.initial)
+        try:
+            variant = engine.get_variant(given["variant"]) if "variant" in given else None
+        except engine.BadInput:
+            variant = None
+        options = []
+        for opt in engine.OPTIONS:
+            ok, value = opt.parse(given[opt.name]) if opt.name in given else (False, None)
+            # an option whose apply action may still refuse the value shows it once loaded
+            options.append(replace(opt, default=opt.show(value)) if ok and not opt.apply else opt)
+        return variant, options
 
     # ---- commands ----
     def cmd_hub(self, cmd: Command):
         version = _version()
         self.out.send(line("id", ("name", NAME), ("version", version), ("author", AUTHOR),
                            ("country", COUNTRY)))
-        options = self.searcher.options() if self.searcher is not None else None
-        for text in param_lines(self.variant, options):
+        for text in param_lines(*self.shown_options()):
             self.out.send(text)
         self.out.send("wait")
         if self.loading is None:
@@ -250,6 +272,10 @@ class Hub:
         if not name or value is None or value.lower() == "none":
             return  # nothing usable to set: ignored, never an exit (spec §6 P11)
         self.load()
+        self.set_param(name, value)
+
+    def set_param(self, name: str, value: str) -> None:
+        """The variant, or an engine option; unknown names and bad values are ignored."""
         if name == "variant":
             try:
                 variant = engine.get_variant(value)
@@ -354,7 +380,7 @@ class Hub:
     }
 
 
-def serve(in_fd: int, out_fd: int, log=None) -> int:
+def serve(in_fd: int, out_fd: int, log=None, initial: list[tuple[str, str]] = ()) -> int:
     """Speak Hub on these file descriptors until ``quit`` or end of input; the exit code.
     ``main`` serves stdin/stdout; the tests serve pipes, in-process."""
     out = Output(out_fd, log)
@@ -363,18 +389,29 @@ def serve(in_fd: int, out_fd: int, log=None) -> int:
     reader = threading.Thread(target=read_lines, args=(in_fd, events, closed),
                               name="hub-reader", daemon=True)
     reader.start()
-    return Hub(out, events, closed).run()
+    return Hub(out, events, closed, initial).run()
+
+
+def initial_params(argv: list[str]) -> list[tuple[str, str]]:
+    """The ``--name=value`` arguments (lidraughts-bot passes its ``engine_options`` so):
+    parameters set as ``set-param`` would, before the client's own.  Others are ignored."""
+    pairs = []
+    for arg in argv:
+        name, eq, value = arg.partition("=")
+        if arg.startswith("--") and eq and len(name) > 2:
+            pairs.append((name[2:], value))
+    return pairs
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the Hub loop until ``quit`` or end of input.  Arguments are ignored (clients pass
-    ``hub`` and ``--key=value`` options)."""
+    """Run the Hub loop until ``quit`` or end of input.  ``--name=value`` arguments set
+    parameters (:func:`initial_params`); other arguments are ignored."""
     if argv and argv[0] in ("-h", "--help"):
         print(usage())
         return 0
     log = silence_stderr()
     try:
-        return serve(sys.stdin.fileno(), sys.stdout.fileno(), log)
+        return serve(sys.stdin.fileno(), sys.stdout.fileno(), log, initial_params(argv or []))
     except KeyboardInterrupt:
         return 0
 
