@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from engine import perft, start_position, warm_up
+from engine import install_command, perft, start_position, warm_up
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engine", "perft", "protocol")
@@ -45,8 +45,7 @@ def speed(depth: int, runs: int) -> dict[str, tuple[int, float, float]]:
         runners[f"dame-rs {getattr(dame, '__version__', '')}".strip()] = \
             lambda: dame.perft(dame.Board(), depth)
     except ImportError:
-        print("dame-rs is not installed: 'pip install dame-rs' (or pip install '.[bench]') "
-              "to compare with it")
+        print(f"dame-rs is not installed: {install_command('bench')} to compare with it")
     samples = {name: [] for name in runners}
     nodes = {}
     for _ in range(runs):

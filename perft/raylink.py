@@ -1,7 +1,7 @@
 """Ray for every ``--ray`` (``rafle perft``, ``rafle match``, ``rafle selfplay``): the ``ray``
 package, joining a cluster or starting a local instance, and the tests' fault injection.
 
-Ray is an optional dependency (``pip install "rafle[cluster]"``), imported only here and only
+Ray is an optional dependency (the ``cluster`` extra), imported only here and only
 when asked for.  It lives under ``perft/`` because that is the lowest package that may do I/O
 (``engine/`` does none) and is imported by ``protocol/``, never the other way round: the tools
 in ``protocol/tools/`` import it from here.  This module prints nothing: its callers own the
@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import socket
+
+from engine import install_command
 
 RETRIES = 3                     # a task whose worker dies is run again up to this many times
 FAULT = "RAFLE_RAY_FAULT"       # tests: the first task to find no file at this path ends its worker
@@ -28,7 +30,7 @@ def ray_module():
     except ImportError:
         ray = None
     if ray is None or not hasattr(ray, "remote"):     # absent, or a directory named ray in the way
-        raise ClusterError("--ray needs Ray: pip install \"rafle[cluster]\"")
+        raise ClusterError(f"--ray needs Ray: {install_command('cluster')}")
     return ray
 
 

@@ -10,7 +10,7 @@ import json
 import os
 import sys
 
-from engine import (BadInput, get_variant, move_to_hub, new_perft_table, parse_position, perft,
+from engine import (BadInput, get_variant, install_command, move_to_hub, new_perft_table, parse_position, perft,
                     pos_to_fen, start_position, warm_up)
 
 from .cluster import count_on_ray
@@ -73,7 +73,7 @@ def _parser() -> _Parser:
     p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="count the subtrees (after each root move and reply, or --split) as Ray tasks: on a "
                         "local Ray instance without ADDRESS, or on the cluster at ADDRESS ('auto', "
-                        "'ray://host:port'); needs pip install \"rafle[cluster]\"")
+                        "'ray://host:port'); needs Ray: " + install_command("cluster"))
     p.add_argument("--split", type=int, default=None, metavar="PLIES",
                    help="cut the tree into a task per line of PLIES moves from the root, for "
                         "--threads and --ray (default 2; more tasks balance many cores better)")

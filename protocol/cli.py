@@ -18,7 +18,7 @@ COMMANDS = {
     "train": ("protocol.tools.train", "fit the learned evaluation to self-play positions"),
     "book": ("protocol.tools.book", "build an opening book by searching; show book moves"),
     "egdb": ("protocol.tools.egdb", "build endgame databases; probe and list them"),
-    "gui": ("protocol.gui.server", "a board in the browser: play, watch, analyse (needs rafle[gui])"),
+    "gui": ("protocol.gui.server", "a board in the browser: play, watch, analyse (needs the gui extra)"),
 }
 
 

@@ -1,1 +1,1 @@
-"""``rafle gui``: a board in the browser (optional extra ``rafle[gui]``)."""
+"""``rafle gui``: a board in the browser (the optional extra ``gui``)."""

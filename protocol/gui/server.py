@@ -19,6 +19,8 @@ import threading
 import webbrowser
 from pathlib import Path
 
+import engine
+
 from .session import BoardSession
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -27,7 +29,7 @@ MAX_MESSAGE = 2_000_000          # bytes of one WebSocket message, at most
 
 def create_app(engine_command: str | None = None):
     """The web application (Starlette); ``engine_command`` (None: Rafle) drives every
-    page's engine.  The web stack is the optional extra ``rafle[gui]``: imported here, so
+    page's engine.  The web stack is the optional extra ``gui``: imported here, so
     that ``rafle gui`` without it says what to install."""
     from starlette.applications import Starlette
     from starlette.responses import FileResponse, JSONResponse
@@ -109,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         import starlette  # noqa: F401
         import uvicorn
     except ImportError:
-        print("rafle gui needs the web extra: pip install 'rafle[gui]'", file=sys.stderr)
+        print(f"rafle gui needs the web extra: {engine.install_command('gui')}", file=sys.stderr)
         return 2
     if not 0 <= args.port <= 65535:
         parser.error("--port must be from 0 to 65535")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from engine import OPTIONS, Limits, Searcher, move_to_hub, pos_from_fen
+from engine import OPTIONS, Limits, install_command, Searcher, move_to_hub, pos_from_fen
 
 DEFAULT_DEPTH = 11
 BENCH_TT_LOG2 = 20
@@ -63,7 +63,7 @@ def _dame(fens, depth: int) -> tuple[int, float] | None:
     try:
         import dame
     except ImportError:
-        print("dame-rs is not installed (pip install dame-rs)")
+        print(f"dame-rs is not installed: {install_command('bench')}")
         return None
     engine = dame.Engine(hash_mb=16)
     nodes, seconds = 0, 0.0

@@ -26,7 +26,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
 
-from engine import (BadInput, Game, Limits, Position, Searcher, get_variant,
+from engine import (BadInput, Game, Limits, install_command, Position, Searcher, get_variant,
                     legal_moves)
 from perft.raylink import RETRIES, ClusterError, connect, disconnect, ray_module
 
@@ -164,7 +164,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="the .npz file to write")
     p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="play the chunks of games as Ray tasks, on a local Ray instance or on "
-                        "the cluster at ADDRESS; needs pip install \"rafle[cluster]\"")
+                        "the cluster at ADDRESS; needs Ray: " + install_command("cluster"))
     p.add_argument("--quiet", action="store_true", help="no progress line")
     return p
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from engine import install_command
+
 from .ray_runner import run_on_ray
 from .runner import Match
 
@@ -58,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="play the games on Ray actors (one per CPU, each with its two engines): "
                         "on a local Ray instance without ADDRESS, or on the cluster at ADDRESS "
-                        "('auto', 'ray://host:port'); needs pip install \"rafle[cluster]\"")
+                        "('auto', 'ray://host:port'); needs Ray: " + install_command("cluster"))
     return p
 
 
