@@ -23,7 +23,7 @@ key_the_compile_cache()
 
 if TYPE_CHECKING:
     from .book import book_arrays, book_key, read_book, shipped_book
-    from .egdb import (EgdbError, egdb_build, egdb_dir, egdb_load, egdb_slice_counts,
+    from .egdb import (EgdbError, egdb_build, egdb_dir, egdb_dirs, egdb_load, egdb_slice_counts,
                        egdb_slice_size, egdb_slices, egdb_value_name)
     from .errors import BadInput
     from .eval import eval_tables

@@ -452,9 +452,27 @@ class EgdbError(Exception):
     """A database file that cannot be read, or a build that cannot go on."""
 
 
+SHIPPED_DIR = Path(__file__).resolve().parent / "data" / "egdb"   # shipped with the package
+
+
 def default_dir() -> Path:
-    """Where databases live unless told: the user's cache directory."""
+    """Where databases are built unless told: the user's cache directory."""
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rafle" / "egdb"
+
+
+def default_dirs() -> list[Path]:
+    """Where databases are looked for unless told: the user's cache directory, then the sets
+    shipped with the package (international, English and Russian, up to 4 pieces)."""
+    return [default_dir(), SHIPPED_DIR]
+
+
+def _find(roots, variant, key) -> Path | None:
+    """The file of a slice in the first of ``roots`` that has it (None: in none)."""
+    for root in roots:
+        path = slice_path(root, variant, key)
+        if path.exists():
+            return path
+    return None
 
 
 def slice_path(root: str | Path, variant, key) -> Path:
@@ -511,26 +529,28 @@ def empty_tables() -> Tables:
                   np.full(8 ** 4, NO_SLICE, dtype=np.int64), np.zeros(1, dtype=np.uint8))
 
 
-def load(root: str | Path, variant, pieces: int = MAX_PIECES) -> Tables | None:
-    """The slices of ``variant`` under ``root`` up to the largest complete piece count not
-    above ``pieces``; None if there is not even the 2-piece set.  A file that cannot be
-    read counts as missing (EgdbError is not raised: a search runs without it)."""
+def load(root, variant, pieces: int = MAX_PIECES) -> Tables | None:
+    """The slices of ``variant`` under ``root`` (a folder, or a list of folders: each slice
+    from the first that has it) up to the largest complete piece count not above
+    ``pieces``; None if there is not even the 2-piece set.  A file that cannot be read
+    counts as missing (EgdbError is not raised: a search runs without it)."""
     if variant.goal != GOAL_NORMAL or variant.full_board:
         return None
+    roots = [root] if isinstance(root, (str, Path)) else list(root)
     X = index_table(variant)
     top = min(pieces, MAX_PIECES)
     # Room for every slice whose file is there, allocated untouched: each slice is read
     # into its place, so the peak is the tables themselves, not twice them.
     room = sum((slice_size(X, key) + 3) // 4 for key in slices(top)
-               if slice_path(root, variant, key).exists())
+               if _find(roots, variant, key) is not None)
     data = np.empty(max(room, 1), dtype=np.uint8)
     offsets, at, complete = np.full(8 ** 4, NO_SLICE, dtype=np.int64), 0, 0
     for n in range(2, top + 1):
         placed = []
         start = at
         for key in (s for s in slices(n) if sum(s) == n):
-            path = slice_path(root, variant, key)
-            if not path.exists():
+            path = _find(roots, variant, key)
+            if path is None:
                 break
             try:
                 chunk = read_slice(path, variant, key, X)
@@ -676,6 +696,7 @@ def build(root: str | Path, variant, pieces: int, threads: int = 1, report=None)
 egdb_build = build
 egdb_load = load
 egdb_dir = default_dir
+egdb_dirs = default_dirs
 egdb_slices = slices
 EgdbTables = Tables
 EgdbProgress = Progress

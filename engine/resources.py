@@ -75,8 +75,8 @@ class Resources:
         if self.settings.egdb_size < 2:
             return None
         if variant.name not in self._egdb:
-            root = self.settings.egdb_path or egdb.default_dir()
-            self._egdb[variant.name] = egdb.load(root, variant, self.settings.egdb_size)
+            roots = [self.settings.egdb_path] if self.settings.egdb_path else egdb.default_dirs()
+            self._egdb[variant.name] = egdb.load(roots, variant, self.settings.egdb_size)
         return self._egdb[variant.name]
 
     def book_for(self, variant) -> "books.Book | None":

@@ -14,7 +14,8 @@ import pytest
 
 import slow_egdb
 import slow_rules_variants as slow
-from engine import (Limits, Searcher, egdb_build, egdb_load, egdb_slice_size, egdb_slices, get_variant, legal_moves, move_from_hub, play, pos_from_fen,
+from engine import (Limits, Searcher, egdb_build, egdb_dirs, egdb_load, egdb_slice_size,
+                    egdb_slices, get_variant, legal_moves, move_from_hub, play, pos_from_fen,
                     pos_from_pieces)
 from engine.egdb import egdb_round_trip
 from engine.egdb import (BINOM, CHUNK_SHIFT, DRAW, LOSS, WIN, index_table, mark_predecessors, position_index,
@@ -385,3 +386,19 @@ def test_command_refuses_what_it_cannot_build(tmp_path):
     assert out.returncode == 1 and "pieces must be 2..7" in out.stderr
     out = _rafle("egdb", "probe", "--fen", "W:Wxx", "--dir", str(tmp_path))
     assert out.returncode == 2 and "rafle egdb:" in out.stderr
+
+
+@pytest.mark.parametrize("name", ["international", "english", "russian"])
+def test_the_shipped_sets_are_found_without_a_build(name, tmp_path):
+    """A fresh install has the 2-4 piece databases of international, English and Russian:
+    they ship in the package and are looked for after the user's own folder."""
+    from engine.egdb import SHIPPED_DIR
+    variant = get_variant(name)
+    assert egdb_dirs()[-1] == SHIPPED_DIR
+    shipped = egdb_load(SHIPPED_DIR, variant)
+    assert shipped is not None and shipped.pieces == 4
+    found = egdb_load([tmp_path, SHIPPED_DIR], variant)        # an empty folder of one's own
+    assert found.pieces == 4 and (found.offsets == shipped.offsets).all()
+    s = Searcher(16)
+    assert s.set_option("egdb-path", "") and s.resources.egdb_for(variant).pieces >= 4
+    assert s.set_option("egdb-path", str(tmp_path)) and s.resources.egdb_for(variant) is None

@@ -78,7 +78,7 @@ def hub():
     engine.send("hub")
     engine.read_until("wait")
     engine.send("set-param name=variant value=frisian", "init")
-    assert engine.read_until("ready", INIT_WAIT) == [f"init eval={weights.check(weights.shipped(get_variant('frisian')))}", "ready"]
+    assert engine.read_until("ready", INIT_WAIT) == [f"init eval={weights.check(weights.shipped(get_variant('frisian')))} egdb=0", "ready"]
     yield engine
     engine.send("quit")
     assert engine.close() == 0

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from engine import (
-    OPTIONS, VARIANTS, get_variant, shipped_book, legal_moves, move_from_hub, move_to_hub, parse_position, play,
+    OPTIONS, VARIANTS, egdb_dirs, egdb_load, get_variant, shipped_book, legal_moves, move_from_hub, move_to_hub, parse_position, play,
     pos_to_fen, pos_to_hub, start_position,
 )
 from engine import weights
@@ -40,6 +40,15 @@ WAIT = 60.0  # seconds before a missing line counts as a hang
 INIT_WAIT = 900.0
 # The weights international draughts plays with: the shipped file's version.
 SHIPPED_EVAL = weights.check(weights.shipped(get_variant("international")))
+
+
+def egdb_found(variant: str) -> int:
+    """The most pieces of the endgame databases a search of ``variant`` finds (0: none)."""
+    tables = egdb_load(egdb_dirs(), get_variant(variant))
+    return 0 if tables is None else tables.pieces
+
+
+INIT = f"init eval={SHIPPED_EVAL} egdb={egdb_found('international')}"
 
 INFO = re.compile(r'info depth=\d+ mean-depth=\d+\.\d score=-?\d+\.\d\d nodes=\d+'
                   r'( time=\d+\.\d{3})?( nps=\d+\.\d)? pv="[^"]+"')
@@ -76,7 +85,7 @@ def hub():
     engine.send("hub")
     engine.read_until("wait")
     engine.send("init")
-    assert engine.read_until("ready", INIT_WAIT) == [f"init eval={SHIPPED_EVAL}", "ready"]
+    assert engine.read_until("ready", INIT_WAIT) == [INIT, "ready"]
     yield engine
     engine.send("quit")
     assert engine.close() == 0
@@ -166,9 +175,9 @@ def test_set_param_is_silent_before_and_after_init():
              'set-param name = "variant" value = normal']
     for o in params:
         wrong += [f"set-param name={o.name} value=None", f"set-param name={o.name} value=x!y",
-                  f"set-param name={o.name} value={o.default}"]
+                  f'set-param name={o.name} value="{o.default}"']  # back to the default
     engine.send(*wrong, "init")
-    assert engine.read_until("ready", INIT_WAIT) == [f"init eval={SHIPPED_EVAL}", "ready"]
+    assert engine.read_until("ready", INIT_WAIT) == [INIT, "ready"]
     assert engine.exchange(*wrong) == []
     assert engine.exchange("new-game") == []
     engine.send("pos start")
@@ -672,4 +681,4 @@ def test_name_value_arguments_are_initial_parameters():
         assert (values["threads"], values["eval"], values["variant"]) == ("2", "hand", "russian")
         assert values["tt-size"] == str(next(o for o in OPTIONS if o.name == "tt-size").default)
     assert declared(first)["book-ply"] == "20" and declared(second)["book-ply"] == "12"
-    assert rest[-2:] == ["init eval=hand", "ready"]
+    assert rest[-2:] == [f"init eval=hand egdb={egdb_found('russian')}", "ready"]

@@ -293,15 +293,17 @@ class Hub:
 
         variant = self.variant
 
-        def warm_up() -> None:
+        def warm_up():
             engine.warm_up()
             searcher.warm_up()
-            searcher.resources.egdb_for(variant)   # read the endgame databases now, not on the clock
+            return searcher.resources.egdb_for(variant)   # read now, not on the clock
 
         # Compiling with an empty numba cache takes a while; end of input must not wait for it.
-        self.wait_for(in_background(warm_up, "hub-init"))
+        tables = self.wait_for(in_background(warm_up, "hub-init"))
         evaluation = searcher.resources.evaluation_for(self.variant)
-        self.out.send(line("init", ("eval", evaluation.name)))    # which weights play
+        # which weights play, and the most pieces of the endgame databases found (0: none)
+        self.out.send(line("init", ("eval", evaluation.name),
+                           ("egdb", str(tables.pieces if tables is not None else 0))))
         for note in searcher.resources.notes:
             self.out.note(note)
         self.out.send("ready")

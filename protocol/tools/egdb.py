@@ -18,7 +18,7 @@ import os
 import sys
 import time
 
-from engine import (BadInput, EgdbError, egdb_build, egdb_dir, egdb_load, egdb_slice_counts,
+from engine import (BadInput, EgdbError, egdb_build, egdb_dir, egdb_dirs, egdb_load, egdb_slice_counts,
                     egdb_slice_size,
                     egdb_slices, egdb_value_name, get_variant, pos_from_fen)
 
@@ -88,11 +88,16 @@ def _build(args, variant) -> int:
 
 
 def _info(args, variant) -> int:
-    root = args.dir or egdb_dir()
+    """What each folder holds (without --dir: the user's, then the shipped sets)."""
+    found = [_info_of(root, args, variant) for root in ([args.dir] if args.dir else egdb_dirs())]
+    return 0 if any(found) else 1
+
+
+def _info_of(root, args, variant) -> bool:
     tables = egdb_load(root, variant, args.pieces)
     if tables is None:
         print(f"no {variant.name} databases under {root}")
-        return 1
+        return False
     total = 0
     size_on_disk = 0
     for key in egdb_slices(tables.pieces):
@@ -105,7 +110,7 @@ def _info(args, variant) -> int:
                   f"draw {draws:,} loss {losses:,}, {size:,} bytes")
     print(f"{variant.name}: every slice of up to {tables.pieces} pieces, {total:,} positions, "
           f"{size_on_disk / 1e6:.1f} MB on disk, under {root}")
-    return 0
+    return True
 
 
 def main(argv: list[str]) -> int:
@@ -124,7 +129,7 @@ def main(argv: list[str]) -> int:
     except BadInput as exc:
         print(f"rafle egdb: {exc}", file=sys.stderr)
         return 2
-    tables = egdb_load(args.dir or egdb_dir(), variant)
+    tables = egdb_load(args.dir or egdb_dirs(), variant)
     value = -1 if tables is None else tables.probe(pos)
     if value < 0:
         print("not in the databases")
