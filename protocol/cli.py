@@ -5,6 +5,8 @@ import importlib
 import os
 import sys
 
+from .about import DISTRIBUTION, version
+
 # subcommand -> (module, one-line help).  Each module has ``main(argv) -> int``.
 COMMANDS = {
     "perft": ("perft.runner", "count leaf nodes (move generator check), divide, suites"),
@@ -25,7 +27,8 @@ COMMANDS = {
 def usage() -> str:
     lines = ["usage: rafle <command> [options]", "", "commands:"]
     lines += [f"  {name:<8} {text}" for name, (_, text) in COMMANDS.items()]
-    lines.append("\n'rafle <command> --help' for a command's options; no command starts 'play'.")
+    lines.append("\n'rafle <command> --help' for a command's options; no command starts 'play'; "
+                 "'rafle --version' the version.")
     return "\n".join(lines)
 
 
@@ -36,6 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     name = args[0]
     if name in ("-h", "--help", "help"):
         print(usage())
+        return 0
+    if name in ("-V", "--version", "version"):
+        print(f"{DISTRIBUTION} {version()}")
         return 0
     if name not in COMMANDS:
         print(f"rafle: unknown command {name!r}\n\n{usage()}", file=sys.stderr)

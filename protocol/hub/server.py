@@ -43,16 +43,15 @@ import traceback
 from dataclasses import replace
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from importlib.metadata import version
 
 import engine
 from engine import parse_float
 
+from ..about import NAME, version
 from .jobs import in_background, load_searcher, start_perft, start_search
 from .stdio import Output, read_lines, silence_stderr
 from .wire import Command, Level, error_line, line, tokenize
 
-NAME = "Rafle"
 AUTHOR = "Rafle authors"
 COUNTRY = "International"
 QUIT = object()
@@ -79,13 +78,6 @@ def usage() -> str:
 
 class InputClosed(Exception):
     """End of input arrived while a command was waiting for the engine."""
-
-
-def _version() -> str:
-    try:
-        return version("rafle")
-    except Exception:  # not installed as a distribution (e.g. run from a bare checkout)
-        return "0"
 
 
 def param_lines(variant=None, options=None) -> list[str]:
@@ -258,8 +250,7 @@ class Hub:
 
     # ---- commands ----
     def cmd_hub(self, cmd: Command):
-        version = _version()
-        self.out.send(line("id", ("name", NAME), ("version", version), ("author", AUTHOR),
+        self.out.send(line("id", ("name", NAME), ("version", version()), ("author", AUTHOR),
                            ("country", COUNTRY)))
         for text in param_lines(*self.shown_options()):
             self.out.send(text)
