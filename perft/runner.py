@@ -41,7 +41,7 @@ def _count_arg(text: str) -> int:
     return int(t) * scale
 
 
-def _parser() -> _Parser:
+def build_parser() -> _Parser:
     p = _Parser(prog="rafle perft", description="Count the leaf nodes of the move tree.")
     p.add_argument("--fen", default="startpos",
                    help="FEN, 'startpos' or a Hub position string (default: start position)")
@@ -251,7 +251,7 @@ def _summary(args, sel, ok, bad) -> None:
 
 
 def main(argv: list[str]) -> int:
-    parser = _parser()
+    parser = build_parser()
     started = False
     try:
         args = parser.parse_args(argv)

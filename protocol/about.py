@@ -1,7 +1,8 @@
-"""What Rafle says about itself: its name and version, for ``rafle --version`` and the
-Hub's ``id`` line."""
+"""What Rafle says about itself: its name and version (``rafle --version``, the Hub's
+``id`` line) and the plain-text summary that heads each command's ``--help``."""
 from __future__ import annotations
 
+import re
 import tomllib
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _installed_version
@@ -29,3 +30,22 @@ def _pyproject_version(path: Path) -> str | None:
     found = project.get("version") if project.get("name") == DISTRIBUTION else None
     return found if isinstance(found, str) else None
 
+
+# ``rafle bench``: (a module docstring's title) and reST/Sphinx roles such as :mod:`x`
+_TITLE = re.compile(r"^``[^`]*``:\s*")
+_ROLE = re.compile(r":[a-z]+:`~?([^`]*)`")
+
+
+def add_subcommand(subparsers, name: str, text: str):
+    """A subcommand (``rafle book build``) whose one-line help, listed under its command,
+    is also the description its own ``--help`` starts with."""
+    return subparsers.add_parser(name, help=text, description=text[:1].upper() + text[1:] + ".")
+
+
+def summary(doc: str | None) -> str:
+    """The first paragraph of a module docstring as plain text for ``--help``: without its
+    ``rafle NAME``: title, without reST markup, starting with a capital."""
+    first = (doc or "").strip().split("\n\n")[0]
+    text = " ".join(_TITLE.sub("", first).split())
+    text = _ROLE.sub(r"\1", text).replace("``", "")
+    return text[:1].upper() + text[1:]

@@ -1,6 +1,7 @@
 """The ``rafle`` command: one subcommand per front end, each in its own module."""
 from __future__ import annotations
 
+import argparse
 import importlib
 import os
 import sys
@@ -25,11 +26,19 @@ COMMANDS = {
 
 
 def usage() -> str:
+    width = max(map(len, COMMANDS))
     lines = ["usage: rafle <command> [options]", "", "commands:"]
-    lines += [f"  {name:<8} {text}" for name, (_, text) in COMMANDS.items()]
-    lines.append("\n'rafle <command> --help' for a command's options; no command starts 'play'; "
-                 "'rafle --version' the version.")
+    lines += [f"  {name:<{width}}  {text}" for name, (_, text) in COMMANDS.items()]
+    lines += ["", "'rafle <command> --help' for a command's options; no command starts 'play'.",
+              "'rafle --version' prints the version."]
     return "\n".join(lines)
+
+
+def build_parser(name: str) -> argparse.ArgumentParser | None:
+    """The argument parser of subcommand ``name`` (its module's ``build_parser``), or None
+    for one that reads its arguments itself (``hub``: --name=value parameters)."""
+    make = getattr(importlib.import_module(COMMANDS[name][0]), "build_parser", None)
+    return make() if make is not None else None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,7 @@
 """The ``rafle`` command itself: its version, its help texts and how it dispatches."""
 from __future__ import annotations
 
+import argparse
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as installed_version
 from pathlib import Path
@@ -48,3 +49,58 @@ def test_version_falls_back_to_pyproject_when_not_installed(monkeypatch, tmp_pat
     assert about.version() == "unknown"
     project.write_text("not [toml")
     assert about.version() == "unknown"
+
+
+# ----- help texts -----------------------------------------------------------------------
+
+def parsers(parser, prog: str):
+    """``(prog, parser)`` for a parser and each of its subcommands' parsers."""
+    yield prog, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from parsers(sub, f"{prog} {name}")
+
+
+def every_parser():
+    found = []
+    for name in cli.COMMANDS:
+        parser = cli.build_parser(name)
+        if name == "hub":            # --name=value parameters, its own usage (test_hub)
+            assert parser is None
+            continue
+        assert parser is not None, f"rafle {name} has no build_parser()"
+        found += parsers(parser, f"rafle {name}")
+    return found
+
+
+def test_every_option_of_every_command_says_what_it_does():
+    missing = [f"{prog} {action.option_strings or action.dest}"
+               for prog, parser in every_parser() for action in parser._actions
+               if not isinstance(action, argparse._HelpAction) and not action.help]
+    assert not missing
+
+
+@pytest.mark.parametrize("name", list(cli.COMMANDS))
+def test_help_texts_are_plain_text(capsys, name):
+    code, out, _ = rafle(capsys, name, "--help")
+    assert code == 0 and out.startswith(f"usage: rafle {name}")
+    texts = [out] + [p.format_help() for prog, p in every_parser() if prog.startswith(f"rafle {name} ")]
+    for text in texts:
+        assert "``" not in text and ":mod:" not in text, text
+        description = text.split("\n\n")[1]
+        assert description[:1].isupper(), description
+
+
+def test_summary_drops_the_title_and_the_markup():
+    doc = "``rafle x``: games of :class:`.Match`\n  and ``rafle y``.\n\nMore."
+    assert about.summary(doc) == "Games of .Match and rafle y."
+
+
+def test_the_command_list_is_aligned(capsys):
+    code, out, _ = rafle(capsys, "--help")
+    assert code == 0
+    rows = [line for line in out.splitlines() if line.startswith("  ")]
+    assert [row.split()[0] for row in rows] == list(cli.COMMANDS)
+    starts = {row.index(row[2:].split(None, 1)[1], 2 + len(row.split()[0])) for row in rows}
+    assert len(starts) == 1, rows

@@ -609,7 +609,7 @@ def test_dxp_variant_refused_by_the_executable():
 @pytest.mark.parametrize("name", ["international", "Normal", "standard", "fmjd"])
 def test_dxp_variant_international_names_are_accepted(name):
     from protocol.dxp import cli as front
-    front._check_variant(name, front._parser())     # no SystemExit
+    front._check_variant(name, front.build_parser())     # no SystemExit
 
 
 def test_connect_failure_is_reported_not_raised(capsys):

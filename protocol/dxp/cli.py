@@ -58,7 +58,7 @@ def _address(text: str) -> tuple[str, int]:
     return host.strip("[]") or "127.0.0.1", int(port)
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rafle dxp", description="Play over DXP (DamExchange) on TCP.")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--listen", type=_address, metavar="HOST:PORT",
@@ -148,7 +148,7 @@ def _logger(quiet: bool):
 
 
 def main(argv: list[str]) -> int:
-    parser = _parser()
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.games < 1 or args.moves < 0 or not 0 <= args.minutes <= 999:
         parser.error("--games must be >= 1, --moves >= 0 and --minutes in 0..999")

@@ -97,7 +97,7 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rafle gui", description=(
         "Play, watch and analyse in the browser: Rafle serves a board on this machine."))
     parser.add_argument("--host", default="127.0.0.1",
@@ -106,6 +106,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engine", default=None, metavar="COMMAND",
                         help='another Hub engine instead of Rafle, e.g. "scan hub"')
     parser.add_argument("--no-browser", action="store_true", help="do not open the browser")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     try:
         import starlette  # noqa: F401

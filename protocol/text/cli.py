@@ -90,7 +90,7 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="rafle play",
         description="Play, study and replay draughts games in the terminal. "
@@ -131,7 +131,7 @@ def _run(s: Session, term: Terminal, line: str) -> None:
 
 
 def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     for stream in (stdin is None and sys.stdin, stdout is None and sys.stdout):
         if stream and hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")   # odd bytes are bad input, not a crash

@@ -13,6 +13,8 @@ import time
 
 from engine import OPTIONS, Limits, install_command, Searcher, move_to_hub, pos_from_fen
 
+from ..about import summary
+
 DEFAULT_DEPTH = 11
 BENCH_TT_LOG2 = 20
 # The flags' older names, kept for scripts that use them.
@@ -80,13 +82,18 @@ def _dame(fens, depth: int) -> tuple[int, float] | None:
     return nodes, seconds
 
 
-def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="rafle bench", description=__doc__.splitlines()[0])
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="rafle bench", description=summary(__doc__))
     ap.add_argument("--depth", type=int, default=DEFAULT_DEPTH, help="iteration depth (default %(default)s)")
     for option in OPTIONS:                     # every engine option, as --NAME VALUE
         ap.add_argument(f"--{option.name}", *LEGACY_FLAGS.get(option.name, ()), dest=option.name,
                         metavar="VALUE", help=option.help)
     ap.add_argument("--dame", action="store_true", help="also search the positions with dame-rs")
+    return ap
+
+
+def main(argv: list[str]) -> int:
+    ap = build_parser()
     args = ap.parse_args(argv)
     if args.depth < 1:
         ap.error("--depth must be at least 1")

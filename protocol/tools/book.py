@@ -19,15 +19,21 @@ import time
 
 import numpy as np
 
-from engine import (BadInput, Limits, Searcher, book_arrays, book_key, get_variant, legal_moves,
-                    move_to_hub, play, pos_from_fen, read_book, shipped_book, start_position)
+from engine import (VARIANTS, BadInput, Limits, Searcher, book_arrays, book_key, get_variant,
+                    legal_moves, move_to_hub, play, pos_from_fen, read_book, shipped_book,
+                    start_position)
+
+from ..about import add_subcommand, summary
+
+VARIANT_HELP = "the variant (default international): " + ", ".join(VARIANTS)
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="rafle book", description=__doc__.split("\n\n")[0])
-    sub = p.add_subparsers(dest="action", required=True)
-    b = sub.add_parser("build", help="expand the opening tree with searches and write a book")
-    b.add_argument("--variant", default="international")
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rafle book", description=summary(__doc__))
+    sub = p.add_subparsers(dest="action", required=True, metavar="ACTION",
+                         help="build or show; 'rafle book ACTION --help' for its options")
+    b = add_subcommand(sub, "build", "expand the opening tree with searches and write a book")
+    b.add_argument("--variant", default="international", help=VARIANT_HELP)
     b.add_argument("--plies", type=int, default=6, help="depth of the tree (default 6)")
     b.add_argument("--width", type=int, default=3, help="moves kept per position at most (default 3)")
     b.add_argument("--margin", type=int, default=15,
@@ -35,9 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--depth", type=int, default=9, help="search depth per position scored (default 9)")
     b.add_argument("--out", required=True, help="the book file to write (.npz)")
     b.add_argument("--version", default=None, help="a name for the book (default: file name)")
-    b.add_argument("--quiet", action="store_true")
-    s = sub.add_parser("show", help="print a position's book moves")
-    s.add_argument("--variant", default="international")
+    b.add_argument("--quiet", action="store_true", help="no progress line")
+    s = add_subcommand(sub, "show", "print a position's book moves")
+    s.add_argument("--variant", default="international", help=VARIANT_HELP)
     s.add_argument("--book", default=None, help="a book file (default: Rafle's own)")
     s.add_argument("--fen", default=None, help="the position (default: the start)")
     return p
@@ -88,7 +94,7 @@ def build(variant, plies: int, width: int, margin: int, depth: int, progress=Non
 
 
 def main(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         variant = get_variant(args.variant)
     except BadInput as exc:

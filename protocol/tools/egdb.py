@@ -18,31 +18,38 @@ import os
 import sys
 import time
 
-from engine import (BadInput, EgdbError, egdb_build, egdb_dir, egdb_dirs, egdb_load, egdb_slice_counts,
-                    egdb_slice_size,
-                    egdb_slices, egdb_value_name, get_variant, pos_from_fen)
+from engine import (VARIANTS, BadInput, EgdbError, egdb_build, egdb_dir, egdb_dirs, egdb_load,
+                    egdb_slice_counts, egdb_slice_size, egdb_slices, egdb_value_name, get_variant,
+                    pos_from_fen)
+
+from ..about import add_subcommand, summary
+
+VARIANT_HELP = "the variant (default international): " + ", ".join(VARIANTS)
+SEARCHED = f"where the databases are (default: {egdb_dir()}, then the sets shipped with Rafle)"
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="rafle egdb", description=__doc__.split("\n\n")[0])
-    sub = p.add_subparsers(dest="action", required=True)
-    b = sub.add_parser("build", help="build every slice up to --pieces pieces (resumable)")
-    b.add_argument("--variant", default="international")
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rafle egdb", description=summary(__doc__))
+    sub = p.add_subparsers(dest="action", required=True, metavar="ACTION",
+                         help="build, info or probe; 'rafle egdb ACTION --help' for its options")
+    b = add_subcommand(sub, "build", "build every slice up to --pieces pieces (resumable)")
+    b.add_argument("--variant", default="international", help=VARIANT_HELP)
     b.add_argument("--pieces", type=int, required=True, help="most pieces on the board (2-7)")
     b.add_argument("--dir", default=None, help=f"where to write (default {egdb_dir()})")
     b.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                    help="threads (default: every core)")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
-    i = sub.add_parser("info", help="list the slices present, their size and values")
-    i.add_argument("--variant", default="international")
-    i.add_argument("--dir", default=None)
-    i.add_argument("--pieces", type=int, default=7)
+    i = add_subcommand(sub, "info", "list the slices present, their size and values")
+    i.add_argument("--variant", default="international", help=VARIANT_HELP)
+    i.add_argument("--dir", default=None, help=SEARCHED)
+    i.add_argument("--pieces", type=int, default=7,
+                   help="list slices of up to this many pieces (default 7)")
     i.add_argument("--slices", action="store_true",
                    help="a line per slice: positions, wins, draws, losses, bytes on disk")
-    q = sub.add_parser("probe", help="the value of a position for its side to move")
-    q.add_argument("--variant", default="international")
-    q.add_argument("--dir", default=None)
-    q.add_argument("--fen", required=True)
+    q = add_subcommand(sub, "probe", "the value of a position for its side to move")
+    q.add_argument("--variant", default="international", help=VARIANT_HELP)
+    q.add_argument("--dir", default=None, help=SEARCHED)
+    q.add_argument("--fen", required=True, help="the position (FEN)")
     return p
 
 
@@ -114,7 +121,7 @@ def _info_of(root, args, variant) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         variant = get_variant(args.variant)
     except BadInput as exc:

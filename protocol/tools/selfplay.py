@@ -26,10 +26,11 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
 
-from engine import (BadInput, Game, Limits, install_command, Position, Searcher, get_variant,
-                    legal_moves)
+from engine import (VARIANTS, BadInput, Game, Limits, install_command, Position, Searcher,
+                    get_variant, legal_moves)
 from perft.raylink import RETRIES, ClusterError, connect, disconnect, ray_module
 
+from ..about import summary
 from .match.openings import builtin, parse_opening
 
 MAX_PLIES = 400
@@ -148,16 +149,20 @@ def _on_ray(args, chunks):
         disconnect(started)
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="rafle selfplay", description=__doc__.split("\n\n")[0])
-    p.add_argument("--variant", default="international")
+VARIANT_HELP = "the variant (default international): " + ", ".join(VARIANTS)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rafle selfplay", description=summary(__doc__))
+    p.add_argument("--variant", default="international", help=VARIANT_HELP)
     p.add_argument("--games", type=int, default=100, help="games to play (default 100)")
     p.add_argument("--nodes", type=int, default=3000, help="search nodes per move (default 3000)")
     p.add_argument("--random-plies", type=int, default=4,
                    help="random moves after the opening (default 4)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                    help="processes (default: every core)")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=int, default=1,
+                   help="seed of the random plies: the same seed plays the same games (default 1)")
     p.add_argument("--eval", choices=("learned", "hand"), default="learned",
                    help="the evaluation that plays (default learned where weights exist)")
     p.add_argument("--weights", default=None, help="play with this weight file")
@@ -171,7 +176,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     try:
-        args = _parser().parse_args(argv)
+        args = build_parser().parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
     try:

@@ -21,13 +21,16 @@ import numpy as np
 from engine import BadInput, get_variant
 from engine import Fit, eval_tables, expected_result, extract_features
 
+from ..about import summary
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="rafle train", description=__doc__.split("\n\n")[0])
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="rafle train", description=summary(__doc__))
     p.add_argument("--data", nargs="+", required=True, help="rafle selfplay files (.npz)")
     p.add_argument("--out", required=True, help="the weight file to write (.npz)")
     p.add_argument("--version", default=None, help="a name for these weights (default: file name)")
-    p.add_argument("--epochs", type=int, default=12)
+    p.add_argument("--epochs", type=int, default=12,
+                   help="passes over the training positions (default 12)")
     p.add_argument("--lambda", dest="blend", type=float, default=0.5,
                    help="share of the search score in the target (default 0.5)")
     p.add_argument("--k", type=float, default=200.0,
@@ -36,8 +39,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--l2", type=float, default=1e-6,
                    help="L2 penalty of pattern weights (default 1e-6: 1e-4 cost 0.002 of validation loss)")
     p.add_argument("--valid", type=float, default=0.05, help="share of games held out")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--seed", type=int, default=1,
+                   help="seed of the held-out games and of the order of positions (default 1)")
+    p.add_argument("--quiet", action="store_true", help="no line per epoch")
     return p
 
 
@@ -66,7 +70,7 @@ def load(paths: list[str]) -> tuple[str, dict[str, np.ndarray]]:
 
 def main(argv: list[str]) -> int:
     try:
-        args = _parser().parse_args(argv)
+        args = build_parser().parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
     try:

@@ -11,6 +11,7 @@ import sys
 
 from engine import install_command
 
+from ...about import summary
 from .ray_runner import run_on_ray
 from .runner import Match
 
@@ -23,15 +24,17 @@ def _option(text: str) -> tuple[str, str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="rafle match", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="rafle match", description=summary(__doc__))
     p.add_argument("--engine1", default="rafle hub", help="command of engine 1 (default: rafle hub)")
     p.add_argument("--engine2", default="rafle hub", help="command of engine 2")
     p.add_argument("--name1", help="engine 1's name (default: its id name)")
     p.add_argument("--name2", help="engine 2's name")
     p.add_argument("--option", action="append", type=_option, default=[], metavar="NAME=VALUE",
                    help="Hub parameter for both engines (set-param before init)")
-    p.add_argument("--option1", action="append", type=_option, default=[], metavar="NAME=VALUE")
-    p.add_argument("--option2", action="append", type=_option, default=[], metavar="NAME=VALUE")
+    p.add_argument("--option1", action="append", type=_option, default=[], metavar="NAME=VALUE",
+                   help="Hub parameter for engine 1 only")
+    p.add_argument("--option2", action="append", type=_option, default=[], metavar="NAME=VALUE",
+                   help="Hub parameter for engine 2 only")
     p.add_argument("--games", type=int, default=2, help="number of games (default 2)")
     p.add_argument("--tc", help="clock [moves/]base[+inc] in seconds, e.g. 10+0.1 (default "
                                 "when no other limit is given); 'a,b' for different clocks")
@@ -44,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds past its limit after which a silent engine has hung")
     p.add_argument("--init-timeout", type=float, default=120.0,
                    help="seconds an engine may take to start (hub ... ready)")
-    p.add_argument("--concurrency", type=int, choices=(1, 2), default=1)
+    p.add_argument("--concurrency", type=int, choices=(1, 2), default=1,
+                   help="games played at a time, each by its own two engines (default 1)")
     p.add_argument("--variant", default="international",
                    help="variant (sent to both engines as the Hub 'variant' parameter)")
     p.add_argument("--openings",

@@ -48,6 +48,7 @@ from pathlib import Path
 
 from engine import INTERNATIONAL, get_variant, write_pdn
 
+from ...about import summary
 from ...hub.client import EngineError, HubClient
 from .dxp_client import DxpClient
 from .ratings import fit_ratings
@@ -419,7 +420,7 @@ class Tournament:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="rafle tournament", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="rafle tournament", description=summary(__doc__))
     p.add_argument("--engine", action="append", nargs="+", default=[], metavar="KEY=VALUE",
                    help="an engine: name=NAME cmd=COMMAND [proto=hub|dxp] [dir=DIR] [tc=..] "
                         "[depth=..] [nodes=..] [movetime=..] [option.PARAM=VALUE ...]")
@@ -431,7 +432,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--movetime", type=float, help="seconds per move, for engines without a limit")
     p.add_argument("--depth", type=int, help="depth per move, for engines without a limit")
     p.add_argument("--nodes", type=int, help="nodes per move, for engines without a limit")
-    p.add_argument("--variant", default="international")
+    p.add_argument("--variant", default="international",
+                   help="variant (sent to every Hub engine as its 'variant' parameter)")
     p.add_argument("--openings", help="file of openings, 'builtin' or 'startpos' (as rafle match)")
     p.add_argument("--concurrency", type=int, default=max(1, (os.cpu_count() or 2) // 2),
                    help="games at a time (default: half the cores, each game runs two engines)")
@@ -440,9 +442,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop after this many games (the state keeps them; run again to go on)")
     p.add_argument("--state", default="tournament.json", help="the state file (default tournament.json)")
     p.add_argument("--pdn", default="tournament.pdn", help="every game (default tournament.pdn)")
-    p.add_argument("--time-margin", type=float, default=0.0)
-    p.add_argument("--hang-timeout", type=float, default=30.0)
-    p.add_argument("--init-timeout", type=float, default=120.0)
+    p.add_argument("--time-margin", type=float, default=0.0,
+                   help="seconds an engine may overstep its clock before losing (default 0)")
+    p.add_argument("--hang-timeout", type=float, default=30.0,
+                   help="seconds past its limit after which a silent engine has hung (default 30)")
+    p.add_argument("--init-timeout", type=float, default=120.0,
+                   help="seconds an engine may take to start (default 120)")
     p.add_argument("--event", default="rafle tournament", help="PDN Event tag")
     return p
 
