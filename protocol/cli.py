@@ -23,13 +23,16 @@ COMMANDS = {
     "egdb": ("protocol.tools.egdb", "build endgame databases; probe and list them"),
     "gui": ("protocol.gui.server", "a board in the browser: play, watch, analyse (needs the gui extra)"),
 }
+HELP = ("-h", "--help", "help")
+VERSION = ("-V", "--version", "version")
 
 
 def usage() -> str:
     width = max(map(len, COMMANDS))
     lines = ["usage: rafle <command> [options]", "", "commands:"]
     lines += [f"  {name:<{width}}  {text}" for name, (_, text) in COMMANDS.items()]
-    lines += ["", "'rafle <command> --help' for a command's options; no command starts 'play'.",
+    lines += ["", "'rafle <command> --help' for a command's options.",
+              "'rafle' alone, or with play's options ('rafle --play none'), starts 'play'.",
               "'rafle --version' prints the version."]
     return "\n".join(lines)
 
@@ -43,13 +46,13 @@ def build_parser(name: str) -> argparse.ArgumentParser | None:
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args:
-        args = ["play"]
+    if not args or (args[0].startswith("-") and args[0] not in HELP + VERSION):
+        args = ["play", *args]          # 'rafle' alone, or with play's options: text mode
     name = args[0]
-    if name in ("-h", "--help", "help"):
+    if name in HELP:
         print(usage())
         return 0
-    if name in ("-V", "--version", "version"):
+    if name in VERSION:
         print(f"{DISTRIBUTION} {version()}")
         return 0
     if name not in COMMANDS:

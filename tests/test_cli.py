@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import argparse
+import io
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as installed_version
 from pathlib import Path
 
 import pytest
 
+from engine import get_variant, pos_to_fen, start_position
 from protocol import about, cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,3 +106,28 @@ def test_the_command_list_is_aligned(capsys):
     assert [row.split()[0] for row in rows] == list(cli.COMMANDS)
     starts = {row.index(row[2:].split(None, 1)[1], 2 + len(row.split()[0])) for row in rows}
     assert len(starts) == 1, rows
+
+
+# ----- dispatch -------------------------------------------------------------------------
+
+def test_plain_rafle_takes_the_text_modes_options(capsys, monkeypatch):
+    setup = "W:W28:B19"
+    for args, banner in [([], "Rafle: international draughts. White: you, Black: Rafle;"),
+                         (["--play", "none", "--depth", "1", "--setup", setup],
+                          "Rafle: international draughts. White: Rafle, Black: Rafle; level depth 1."),
+                         (["--variant", "russian", "--play", "both"],
+                          "Rafle: russian draughts. White: human, Black: human;")]:
+        monkeypatch.setattr("sys.stdin", io.StringIO("fen\nquit\n"))
+        code, out, err = rafle(capsys, *args)
+        assert code == 0 and err == "", err
+        assert out.startswith(banner), out
+        fen = out.split("> fen\n")[1].splitlines()[0]
+        assert fen == (setup if "--setup" in args else
+                       pos_to_fen(start_position(get_variant(args[1] if args else "international"))))
+
+
+def test_a_bad_option_of_plain_rafle_gets_plays_error(capsys):
+    code, _, err = rafle(capsys, "--play", "nobody")
+    assert code == 2 and "rafle play: error: argument --play: invalid choice: 'nobody'" in err
+    code, _, err = rafle(capsys, "tetris")
+    assert code == 2 and "unknown command 'tetris'" in err
