@@ -32,6 +32,7 @@ from protocol.text import cli as text_cli
 from protocol.text.moves import parse_move
 from protocol.text.study import parse_setup
 from protocol.text.commands import COMMANDS
+from protocol.text.session import EMPTY
 
 ROOT = Path(__file__).resolve().parents[1]
 START_FEN = pos_to_fen(start_position())
@@ -166,6 +167,22 @@ def test_fen_and_loose_set_ups():
                          "B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20"]    # a Hub string
     notes = answers(out, "setup W: 3, 32k B: 18k, 19k")[0]
     assert any("cannot stand on 3" in line for line in notes)
+
+
+def test_clear_is_a_set_up_step_that_undo_takes_back():
+    out = rafle_play(["32-28", "clear", "fen", "go", "resign", "33-29", "undo", "fen", "undo", "fen",
+                      "clear", "put w 28", "turn black", "fen", "undo", "undo", "fen", "undo", "fen",
+                      "quit"], "--play", "both")
+    cleared = answers(out, "clear")[0]
+    assert not any("Game over" in line or "wins" in line for line in cleared), cleared
+    assert cleared[-1].strip().startswith("Empty board: put pieces on it")
+    for line in ("go", "resign", "33-29"):
+        assert answers(out, line)[0] == [f"Error: {EMPTY}"]
+    assert [lines[0] for lines in answers(out, "undo")] == [
+        "Took back clear.", "Took back 32-28.", "Took back turn black.", "Took back put w 28.",
+        "Took back clear."]
+    assert fens(out) == ["B:W:B", fen_after(START_FEN, ["32-28"]), START_FEN, "B:W28:B", "W:W:B",
+                         START_FEN]
 
 
 def test_bad_input_gets_a_helpful_message_and_the_session_goes_on():

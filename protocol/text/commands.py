@@ -169,10 +169,11 @@ def _plies(n: int) -> str:
 
 # ----- study ---------------------------------------------------------------------------
 
-def _start_from(s: Session, pos, notes: list[str]) -> None:
+def _start_from(s: Session, pos, notes: list[str], step: str) -> None:
+    """A set-up step: a new record from ``pos`` (undo takes the step back)."""
     if s.game.moves:
-        notes = notes + ["the moves played so far are dropped"]
-    s.new_game(Game(pos))
+        notes = notes + ["the moves played so far are dropped (undo brings them back)"]
+    s.edit(Game(pos), step)
     for note in notes:
         s.out(f"Note: {note}.")
     s.show()
@@ -183,7 +184,7 @@ def _setup(s: Session, args: list[str], rest: str) -> None:
         raise BadInput("setup needs a position: a FEN such as W:W31-50:B1-20, or "
                        "W: 3, 32k B: 18k, 19k")
     pos, notes = parse_setup(rest, s.game.variant)
-    _start_from(s, pos, notes)
+    _start_from(s, pos, notes, "setup")
 
 
 def _put(s: Session, args: list[str], rest: str) -> None:
@@ -191,22 +192,22 @@ def _put(s: Session, args: list[str], rest: str) -> None:
     if len(pieces) != 1:
         raise BadInput("put PIECE SQUARES: e.g. put w 28 29, put B 3 (w b men, W B kings)")
     squares = read_squares([a for a in args if a[0].isdigit()])
-    _start_from(s, put(s.pos, pieces[0], squares), [])
+    _start_from(s, put(s.pos, pieces[0], squares), [], "put " + " ".join(args))
 
 
 def _remove(s: Session, args: list[str], rest: str) -> None:
-    _start_from(s, remove(s.pos, read_squares(args)), [])
+    _start_from(s, remove(s.pos, read_squares(args)), [], "remove " + " ".join(args))
 
 
 def _clear(s: Session, args: list[str], rest: str) -> None:
     _no_args(args, "clear")
-    _start_from(s, remove(s.pos, list(range(1, s.pos.variant.nsquares + 1))), [])
+    _start_from(s, remove(s.pos, list(range(1, s.pos.variant.nsquares + 1))), [], "clear")
 
 
 def _turn(s: Session, args: list[str], rest: str) -> None:
     if len(args) != 1:
         raise BadInput("turn white or turn black")
-    _start_from(s, with_turn(s.pos, _side(args[0])), [])
+    _start_from(s, with_turn(s.pos, _side(args[0])), [], "turn " + args[0])
 
 
 def _fen(s: Session, args: list[str], rest: str) -> None:
@@ -392,7 +393,7 @@ COMMANDS: list[Command] = [
     Command(("moves", "legal"), "moves", "list the legal moves", _moves),
     Command(("hint",), "hint", "Rafle's choice for the side to move, with its score", _hint),
     Command(("undo", "back"), "undo [N]",
-            "take back N plies (default: back to your move)", _undo),
+            "take back N plies (default: back to your move), or a set-up step", _undo),
     Command(("redo", "forward"), "redo [N]", "replay N taken-back plies (default 1)", _redo),
     Command(("goto",), "goto N|N...|start|end",
             "go to move N (N... for Black's move N), the start or the end", _goto),

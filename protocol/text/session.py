@@ -2,8 +2,10 @@
 
 A :class:`Session` holds the game record (:class:`engine.Game`), who plays which
 side (a person or Rafle), Rafle's level and how the board is shown.  It plays moves,
-lets Rafle reply, moves through the record (undo, redo, go to a move, replay) and ends
-games by the rules, by agreement or by resignation.  It writes through ``out`` and reads
+lets Rafle reply, moves through the record (undo, redo, go to a move, replay), keeps the
+set-up steps (setup, put, remove, clear, turn) so that undo takes them back too, and ends
+games by the rules, by agreement or by resignation.  An empty board is a set-up in
+progress, not a game that one side has lost.  It writes through ``out`` and reads
 nothing by itself: the command table (:mod:`protocol.text.commands`) and the terminal
 loop (:mod:`protocol.text.cli`) drive it.
 """
@@ -21,6 +23,8 @@ from .thinking import Thinker, format_score
 
 HUMAN, RAFLE = "human", "rafle"
 DRAW_ACCEPT = 10        # Rafle agrees to a draw when its own score is at most +0.10
+EMPTY_HINT = "put pieces on it (put w 31 32, put B 3), set one up (setup FEN), or undo"
+EMPTY = "the board is empty: " + EMPTY_HINT
 MODES = {"white": (HUMAN, RAFLE), "black": (RAFLE, HUMAN), "both": (HUMAN, HUMAN),
          "none": (RAFLE, RAFLE)}     # who plays (White, Black)
 
@@ -49,6 +53,7 @@ class Session:
         self.ended: Outcome | None = None  # agreement or resignation at the current ply
         self.draw_offer: tuple[int, int] | None = None   # (side, ply) of a person's offer
         self._busy = False                 # Rafle is playing its moves (no "go" hint)
+        self.edits: list[tuple[Game, str]] = []   # the record before each set-up step, and the step
 
     # ----- state ---------------------------------------------------------------------
     @property
@@ -56,7 +61,21 @@ class Session:
         return self.game.position
 
     def outcome(self) -> Outcome | None:
+        if self.empty():
+            return None              # a set-up in progress: nobody has lost
         return self.ended or self.game.outcome()
+
+    def empty(self) -> bool:
+        """No piece on the board (``clear``, or everything removed)."""
+        return not (self.pos.white or self.pos.black)
+
+    def _check_playing(self, after: str = "") -> None:
+        """BadInput unless a move can be played now."""
+        if self.empty():
+            raise BadInput(EMPTY)
+        o = self.outcome()
+        if o is not None:
+            raise BadInput(f"the game is over ({describe_outcome(o)}){after}")
 
     def _late(self) -> int:
         """1 if the record starts with the second side's move (a set-up position)."""
@@ -85,6 +104,8 @@ class Session:
             self.flipped = mode == "black"     # your own men at the bottom
 
     def status(self) -> str:
+        if self.empty():
+            return "Empty board: " + EMPTY_HINT
         o = self.outcome()
         if o is not None:
             return f"Game over: {describe_outcome(o)}"
@@ -105,10 +126,7 @@ class Session:
     # ----- moves ---------------------------------------------------------------------
     def play_typed(self, text: str) -> None:
         """A move typed by a person, then Rafle's replies."""
-        o = self.outcome()
-        if o is not None:
-            raise BadInput(f"the game is over ({describe_outcome(o)}): "
-                           "type undo, new or setup to go on")
+        self._check_playing(": type undo, new or setup to go on")
         move = parse_move(self.pos, text)
         self._push(move, by=HUMAN)
         if self.outcome() is None and self.players[self.pos.turn] == RAFLE:
@@ -134,7 +152,7 @@ class Session:
         """
         self._busy = True
         try:
-            while (self.running and self.outcome() is None
+            while (self.running and self.outcome() is None and not self.empty()
                    and self.players[self.pos.turn] == RAFLE):
                 before = len(self.game.moves)
                 going_on = self.engine_move()
@@ -173,9 +191,7 @@ class Session:
 
     def go(self) -> None:
         """Rafle plays the side to move now, then keeps replying as the players say."""
-        o = self.outcome()
-        if o is not None:
-            raise BadInput(f"the game is over ({describe_outcome(o)})")
+        self._check_playing()
         if self.engine_move():
             self.engine_turns(moved=True)
         else:
@@ -183,8 +199,17 @@ class Session:
 
     # ----- moving through the record --------------------------------------------------
     def undo(self, count: int | None) -> None:
+        """Take back ``count`` plies (default: back to the person's move); at the start of
+        a set-up position, the set-up step that made it."""
         if not self.game.moves:
-            raise BadInput("no move to take back")
+            if not self.edits:
+                raise BadInput("no move to take back")
+            game, step = self.edits.pop()
+            self._reset(game)
+            self.thinker.new_game()
+            self.out(f"Took back {step}.")
+            self.show()
+            return
         if count is None:
             count = 1
             # Against Rafle, take back its reply too so that it is your move again.
@@ -240,9 +265,7 @@ class Session:
 
     # ----- ending a game by agreement --------------------------------------------------
     def offer_draw(self) -> None:
-        o = self.outcome()
-        if o is not None:
-            raise BadInput(f"the game is over ({describe_outcome(o)})")
+        self._check_playing()
         humans = [s for s in (WHITE, BLACK) if self.players[s] == HUMAN]
         if not humans:
             raise BadInput("Rafle plays both sides: there is nobody to offer a draw")
@@ -272,9 +295,7 @@ class Session:
         self.end(Outcome("1-1", None, "draw agreed"))
 
     def resign(self) -> None:
-        o = self.outcome()
-        if o is not None:
-            raise BadInput(f"the game is over ({describe_outcome(o)})")
+        self._check_playing()
         humans = [s for s in (WHITE, BLACK) if self.players[s] == HUMAN]
         loser = humans[0] if len(humans) == 1 else self.pos.turn
         winner = 1 - loser
@@ -328,6 +349,15 @@ class Session:
         return describe_limits(self.limits)
 
     def new_game(self, game: Game) -> None:
+        """A new game or a loaded one: the set-up steps before it are forgotten."""
+        self._reset(game)
+        self.edits.clear()
+        self.thinker.new_game()
+
+    def edit(self, game: Game, step: str) -> None:
+        """A set-up step (``step``: its command line) gives a new record; undo brings the
+        one before back."""
+        self.edits.append((self.game, step))
         self._reset(game)
         self.thinker.new_game()
 
