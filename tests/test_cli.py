@@ -131,3 +131,32 @@ def test_a_bad_option_of_plain_rafle_gets_plays_error(capsys):
     assert code == 2 and "rafle play: error: argument --play: invalid choice: 'nobody'" in err
     code, _, err = rafle(capsys, "tetris")
     assert code == 2 and "unknown command 'tetris'" in err
+
+
+# ----- match and tournament -------------------------------------------------------------
+
+@pytest.mark.parametrize("command", ["match", "tournament"])
+def test_concurrency_goes_up_to_the_number_of_cores(capsys, monkeypatch, command):
+    monkeypatch.setattr("os.cpu_count", lambda: 6)
+    parser = cli.build_parser(command)
+    assert parser.parse_args(["--concurrency", "6"]).concurrency == 6
+    assert parser.parse_args(["--concurrency", "3"]).concurrency == 3
+    for bad in ("7", "0", "-1", "two"):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["--concurrency", bad])
+        err = capsys.readouterr().err
+        assert f"argument --concurrency: '{bad}': from 1 to 6, the number of cores" in err, err
+
+
+def test_a_clock_with_units_plays_and_a_bad_one_is_named(capsys):
+    from protocol.tools.match.runner import Match
+    args = cli.build_parser("match").parse_args(["--tc", "5m+2s,40/1m30s"])
+    first, second = Match._limits(args)
+    assert (first.base, first.inc, first.moves) == (300.0, 2.0, 0)
+    assert (second.base, second.inc, second.moves) == (90.0, 0.0, 40)
+    code, out, err = rafle(capsys, "match", "--tc", "5x")
+    assert code == 2 and out == ""
+    assert err.startswith("rafle match: bad time control '5x'") and "5m+2s" in err, err
+    assert "Traceback" not in err and "could not convert" not in err
+    code, out, err = rafle(capsys, "match", "--movetime", "soon")
+    assert code == 2 and err.startswith("rafle match: --movetime 'soon': 'soon' is not a time"), err

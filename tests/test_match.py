@@ -121,8 +121,27 @@ def test_time_controls_and_per_engine_values():
     assert parse_tc("10+0.1") == (10.0, 0.1, 0)
     assert parse_tc("40/300") == (300.0, 0.0, 40)
     assert per_engine("4,2", int) == (4, 2) and per_engine("3", int) == (3, 3)
-    with pytest.raises(ValueError):
-        parse_tc("0+1")
+    for zero in ("0+1", "40/0m"):
+        with pytest.raises(ValueError, match="the base time must be more than 0"):
+            parse_tc(zero)
+
+
+@pytest.mark.parametrize("text, expected", [("5m", (300.0, 0.0, 0)), ("90s", (90.0, 0.0, 0)),
+                                            ("1m30s", (90.0, 0.0, 0)), ("5m+2s", (300.0, 2.0, 0)),
+                                            ("40/5m", (300.0, 0.0, 40)), ("1h+0.5", (3600.0, 0.5, 0)),
+                                            (".5+.1", (0.5, 0.1, 0)), ("40/2m+1s", (120.0, 1.0, 40))])
+def test_time_controls_take_units(text, expected):
+    assert parse_tc(text) == expected
+
+
+@pytest.mark.parametrize("text", ["5x", "", "+1", "5m+", "nan", "inf", "-5", "1e3", "a/5m",
+                                  "40/5m/3", "1h2h", "5m 2s"])
+def test_a_bad_time_control_names_the_accepted_forms(text):
+    with pytest.raises(ValueError) as caught:
+        parse_tc(text)
+    message = str(caught.value)
+    assert message.startswith(f"bad time control {text!r}") and "could not convert" not in message
+    assert "5m+2s" in message
 
 
 # ----- openings ----------------------------------------------------------------------

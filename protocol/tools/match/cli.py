@@ -13,7 +13,7 @@ from engine import install_command
 
 from ...about import summary
 from .ray_runner import run_on_ray
-from .runner import Match
+from .runner import TC_FORMS, Match, concurrency
 
 
 def _option(text: str) -> tuple[str, str]:
@@ -36,9 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--option2", action="append", type=_option, default=[], metavar="NAME=VALUE",
                    help="Hub parameter for engine 2 only")
     p.add_argument("--games", type=int, default=2, help="number of games (default 2)")
-    p.add_argument("--tc", help="clock [moves/]base[+inc] in seconds, e.g. 10+0.1 (default "
-                                "when no other limit is given); 'a,b' for different clocks")
-    p.add_argument("--movetime", help="seconds per move ('a,b': per engine)")
+    p.add_argument("--tc", help=f"clock {TC_FORMS} (default 10+0.1 when no other limit is "
+                                "given); 'a,b' for different clocks")
+    p.add_argument("--movetime", help="seconds per move, or with a unit: 2s, 1m ('a,b': per engine)")
     p.add_argument("--depth", help="depth per move ('a,b': per engine)")
     p.add_argument("--nodes", help="nodes per move ('a,b': per engine)")
     p.add_argument("--time-margin", type=float, default=0.0,
@@ -47,8 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds past its limit after which a silent engine has hung")
     p.add_argument("--init-timeout", type=float, default=120.0,
                    help="seconds an engine may take to start (hub ... ready)")
-    p.add_argument("--concurrency", type=int, choices=(1, 2), default=1,
-                   help="games played at a time, each by its own two engines (default 1)")
+    p.add_argument("--concurrency", type=concurrency, default=1,
+                   help="games played at a time, each by its own two engines (default 1, at most "
+                        "the number of cores)")
     p.add_argument("--variant", default="international",
                    help="variant (sent to both engines as the Hub 'variant' parameter)")
     p.add_argument("--openings",

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
+import re
 import sys
 import threading
 import time
@@ -53,29 +55,58 @@ class Limit:
         return " ".join(p for p in parts if p)
 
 
+TC_FORMS = "[MOVES/]BASE[+INC], times in seconds or with units: 10+0.1, 5m+2s, 1m30s, 40/5m"
+_NUMBER = r"(?:\d+(?:\.\d*)?|\.\d+)"
+_TIME = re.compile(rf"(?:(?P<h>{_NUMBER})h)?(?:(?P<m>{_NUMBER})m)?(?:(?P<s>{_NUMBER})s?)?")
+
+
+def parse_seconds(text: str) -> float:
+    """``90``, ``0.5``, ``90s``, ``5m``, ``1m30s``, ``1h`` -> seconds; ValueError otherwise."""
+    found = _TIME.fullmatch(text.strip().lower())
+    if found is None or not any(found.groups()):
+        raise ValueError(f"{text!r} is not a time in seconds (90, 0.5) or with units (90s, 5m, 1m30s)")
+    h, m, s = (float(found[unit] or 0) for unit in "hms")
+    return 3600 * h + 60 * m + s
+
+
 def parse_tc(text: str) -> tuple[float, float, int]:
-    """``10+0.1``, ``60`` or ``40/300+1`` -> (base, inc, moves)."""
-    moves = 0
-    body = text
-    if "/" in text:
-        m, body = text.split("/", 1)
-        moves = int(m)
-    base, _, inc = body.partition("+")
-    values = float(base), float(inc or 0), moves
-    if values[0] <= 0 or values[1] < 0 or moves < 0:
-        raise ValueError(f"bad time control {text!r}")
+    """``10+0.1``, ``60``, ``40/300+1``, ``5m+2s``, ``40/5m`` -> (base, inc, moves) in seconds."""
+    moves, _, body = text.rpartition("/")
+    base, plus, inc = body.partition("+")
+    try:
+        if moves and not (moves.strip().isascii() and moves.strip().isdigit()):
+            raise ValueError(f"{moves!r} is not a number of moves")
+        values = parse_seconds(base), parse_seconds(inc) if plus else 0.0, int(moves or 0)
+    except ValueError as exc:
+        raise ValueError(f"bad time control {text!r}: {exc}; the forms are {TC_FORMS}") from None
+    if values[0] <= 0:
+        raise ValueError(f"bad time control {text!r}: the base time must be more than 0")
     return values
 
 
-def per_engine(text: str | None, kind=float) -> tuple:
+def per_engine(text: str | None, kind=float, flag: str = "value") -> tuple:
     """``a`` for both engines or ``a,b`` for engine 1 and engine 2."""
     if text is None:
         return None, None
     parts = text.split(",")
     if len(parts) > 2:
-        raise ValueError(f"{text!r}: give one value or two separated by a comma")
-    values = [kind(p) for p in parts]
+        raise ValueError(f"{flag} {text!r}: give one value or two separated by a comma")
+    try:
+        values = [kind(p) for p in parts]
+    except ValueError as exc:
+        raise ValueError(f"{flag} {text!r}: {exc}") from None
     return (values[0], values[-1])
+
+
+def concurrency(text: str) -> int:
+    """``--concurrency``: games at a time, from 1 to the number of cores (each game runs
+    two engines, which take turns to think)."""
+    cores = os.cpu_count() or 1
+    count = int(text) if text.strip().isascii() and text.strip().isdigit() else 0
+    if not 1 <= count <= cores:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: from 1 to {cores}, the number of cores of this machine")
+    return count
 
 
 class Match:
@@ -107,9 +138,10 @@ class Match:
 
     @staticmethod
     def _limits(args) -> list[Limit]:
-        movetime, depth, nodes = (per_engine(args.movetime), per_engine(args.depth, int),
-                                  per_engine(args.nodes, int))
-        tcs = per_engine(args.tc, str)
+        movetime, depth, nodes = (per_engine(args.movetime, parse_seconds, "--movetime"),
+                                  per_engine(args.depth, int, "--depth"),
+                                  per_engine(args.nodes, int, "--nodes"))
+        tcs = per_engine(args.tc, str, "--tc")
         if not any(v is not None for v in (*movetime, *depth, *nodes, *tcs)):
             tcs = ("10+0.1", "10+0.1")
         limits = []

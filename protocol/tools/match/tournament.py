@@ -53,7 +53,7 @@ from ...hub.client import EngineError, HubClient
 from .dxp_client import DxpClient
 from .ratings import fit_ratings
 from .cli import build_parser as match_parser
-from .runner import Limit, Match, parse_tc, run_workers
+from .runner import TC_FORMS, Limit, Match, concurrency, parse_tc, run_workers
 from .score import GameResult
 
 PROTOCOLS = ("hub", "dxp")
@@ -428,15 +428,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=FORMATS, default="round-robin",
                    help="round-robin (every pair) or gauntlet (the first engine against each other)")
     p.add_argument("--games", type=int, default=2, help="games per pairing (default 2)")
-    p.add_argument("--tc", help="clock [moves/]base[+inc] for engines without their own")
+    p.add_argument("--tc", help=f"clock {TC_FORMS}, for engines without their own")
     p.add_argument("--movetime", type=float, help="seconds per move, for engines without a limit")
     p.add_argument("--depth", type=int, help="depth per move, for engines without a limit")
     p.add_argument("--nodes", type=int, help="nodes per move, for engines without a limit")
     p.add_argument("--variant", default="international",
                    help="variant (sent to every Hub engine as its 'variant' parameter)")
     p.add_argument("--openings", help="file of openings, 'builtin' or 'startpos' (as rafle match)")
-    p.add_argument("--concurrency", type=int, default=max(1, (os.cpu_count() or 2) // 2),
-                   help="games at a time (default: half the cores, each game runs two engines)")
+    p.add_argument("--concurrency", type=concurrency, default=max(1, (os.cpu_count() or 2) // 2),
+                   help="games at a time (default: half the cores, each game runs two engines; "
+                        "at most the number of cores)")
     p.add_argument("--max-plies", type=int, default=0, help="adjudicate a draw after this many plies")
     p.add_argument("--max-games", type=int, default=0,
                    help="stop after this many games (the state keeps them; run again to go on)")
@@ -455,8 +456,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.games < 1 or args.concurrency < 1:
-        parser.error("--games and --concurrency must be at least 1")
+    if args.games < 1:
+        parser.error("--games must be at least 1")
     try:
         specs = load_engines(args.engines) if args.engines else []
         specs += [parse_engine(tokens) for tokens in args.engine]
