@@ -13,11 +13,12 @@ import pytest
 from engine import BadInput, get_variant, legal_moves, move_from_hub, move_to_hub, play, start_position
 from engine.pdn import read_pdn
 from protocol.tools.match import cli as match
-from protocol.tools.match.elo import (Sprt, elo_estimate, elo_from_score, score_from_elo,
+from protocol.tools.match.elo import (Sprt, elo_estimate, format_elo, signed, elo_from_score, score_from_elo,
                                       sprt_bounds, sprt_llr)
 from protocol.hub.client import HubClient, parse_line
 from protocol.tools.match.openings import load_openings, parse_opening
 from protocol.tools.match.runner import parse_tc, per_engine
+from protocol.tools.match.score import EngineStats, Score, overshoot_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -94,6 +95,41 @@ def test_elo_on_known_results():
     even = elo_estimate(10, 10, 10)
     assert even.elo == 0.0 and even.low == pytest.approx(-even.high)
     assert elo_estimate(0, 0, 0).error == math.inf
+
+
+def test_elo_lines_say_n_a_where_the_games_define_nothing():
+    assert format_elo(0, 0, 0) == "Elo n/a (no games)"
+    assert format_elo(3, 0, 0) == "Elo n/a (every game won)"
+    assert format_elo(0, 0, 2) == "Elo n/a (every game lost)"
+    assert format_elo(0, 4, 0) == "Elo +0.0 +- n/a"              # no spread: no error bar
+    assert format_elo(3, 1, 0) == f"Elo {signed(elo_from_score(0.875))} +- n/a"   # reaches 100%
+    est = elo_estimate(60, 20, 20)
+    assert format_elo(60, 20, 20) == f"Elo +{est.elo:.1f} +- {est.error:.1f}"
+    assert elo_estimate(10000, 1, 10001).elo < 0
+    assert format_elo(10000, 1, 10001) == f"Elo +0.0 +- {elo_estimate(10000, 1, 10001).error:.1f}"
+    assert [signed(x) for x in (-0.04, -0.0, 0.04, -1.25, 3)] == ["+0.0", "+0.0", "+0.0", "-1.2", "+3.0"]
+    assert signed(-0.4, 0) == "+0"
+
+
+def test_progress_lines_show_no_minus_zero_and_no_infinity():
+    score = Score(["a", "b"], 4)
+    assert score.table_line().endswith("a vs b: +0 =0 -0  50.0%  Elo n/a (no games)")
+    for line in [score.table_line()] + score.report(aborted=True):
+        assert not re.search(r"\binf\b|-0\.0+\b|Elo -0\b", line), line
+    assert " elo=none error=none " in score.summary()
+
+
+def test_overshoot_is_none_when_every_move_kept_its_budget():
+    stats = EngineStats("a")
+    assert overshoot_text(stats.max_overshoot) == "- (no move had a budget)"
+    stats.record(0.54, 1.0, 3.0)
+    stats.record(0.2, 1.0, 2.8)
+    assert overshoot_text(stats.max_overshoot) == "none (the closest move 0.460s within its budget)"
+    stats.record(1.25, 1.0, 1.55)
+    assert overshoot_text(stats.max_overshoot) == "0.250s"
+    score = Score(["a", "b"], 2, stats=[EngineStats("a"), EngineStats("b")])
+    score.stats[0].record(0.54, 1.0, 3.0)
+    assert "largest overshoot none (the closest move 0.460s within its budget)" in score.report(False)[0]
 
 
 def test_sprt_llr_on_known_results():

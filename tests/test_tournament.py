@@ -197,6 +197,20 @@ def test_bad_tournaments_are_refused(tmp_path, capsys):
     assert "two engines" in err and "must differ" in err and "missing.toml" in err
 
 
+def test_an_engine_without_games_has_no_rating(tmp_path):
+    args = tournament.build_parser().parse_args(
+        [*three_rafles(), "--state", str(tmp_path / "t.json"), "--pdn", str(tmp_path / "t.pdn")])
+    event = tournament.Tournament(args, [tournament.parse_engine(e) for e in args.engine])
+    event.done = {0: {"id": 0, "a": 0, "b": 1, "score_a": 0.5, "reason": "draw"},
+                  1: {"id": 1, "a": 0, "b": 1, "score_a": 0.5, "reason": "draw"}}
+    table = event.report()
+    rows = {line.split()[1]: line.split() for line in table[1:4]}
+    assert rows["d3"][3:] == ["0", "0.00", "n/a", "n/a"]
+    for name in ("d1", "d2"):
+        assert rows[name][3] == "2" and rows[name][5] == "+0"     # never -0
+    assert summary("\n".join(table))["elo.d3"] == "none"
+
+
 def test_the_rating_fit_recovers_known_strengths():
     rng = random.Random(4)
     true = np.array([0.0, 120.0, 300.0, -200.0, 60.0])

@@ -54,6 +54,24 @@ def elo_estimate(wins: int, draws: int, losses: int) -> EloEstimate:
     return EloEstimate(score, elo_from_score(score), error, low, high)
 
 
+def signed(value: float, digits: int = 1) -> str:
+    """``+12.3``, ``-4.0``, ``+0.0``: never ``-0.0`` for a value that rounds to zero."""
+    return f"{round(value, digits) + 0.0:+.{digits}f}"
+
+
+def format_elo(wins: int, draws: int, losses: int) -> str:
+    """``Elo +35.2 +- 20.1`` from the first engine's results; ``n/a`` for what the games do
+    not define: the difference before any game or after all won or all lost, the error
+    bar when every game ended alike or its interval reaches a perfect score."""
+    if wins + draws + losses == 0:
+        return "Elo n/a (no games)"
+    est = elo_estimate(wins, draws, losses)
+    if not math.isfinite(est.elo):
+        return f"Elo n/a (every game {'won' if est.elo > 0 else 'lost'})"
+    error = f"{est.error:.1f}" if math.isfinite(est.error) and est.error > 0 else "n/a"
+    return f"Elo {signed(est.elo)} +- {error}"
+
+
 def _mle(freqs: list[float], target: float) -> list[float]:
     """The distribution on SCORES nearest (max. likelihood) to ``freqs`` with mean ``target``.
 

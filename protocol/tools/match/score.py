@@ -3,12 +3,13 @@ lines that report them (the progress line after each game, the closing report, t
 machine-readable ``match ...`` summary)."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from engine import Game
 
 from ...hub.wire import quote
-from .elo import Sprt, elo_estimate, sprt_bounds
+from .elo import Sprt, elo_estimate, format_elo, sprt_bounds
 
 BAR = 24
 
@@ -68,6 +69,21 @@ class EngineStats:
         return text
 
 
+def _figure(value: float, defined) -> str:
+    """A figure of the summary line: one decimal, never -0.0; none where undefined."""
+    return f"{round(value, 1) + 0.0:.1f}" if defined and math.isfinite(value) else "none"
+
+
+def overshoot_text(over: float | None) -> str:
+    """The largest (time used - budget) of a move: ``0.120s`` past it, or ``none`` with how
+    close the closest move came when every move kept within its budget."""
+    if over is None:
+        return "- (no move had a budget)"
+    if over <= 0:
+        return f"none (the closest move {-over:.3f}s within its budget)"
+    return f"{over:.3f}s"
+
+
 LONG_GAME = 60          # own moves: a game long enough for its clock share to be judged
 
 
@@ -118,7 +134,7 @@ class Score:
         filled = BAR * n // total
         text = (f"[{'#' * filled}{'-' * (BAR - filled)}] {n:>{len(str(total))}}/{total}  "
                 f"{self.names[0]} vs {self.names[1]}: +{w} ={d} -{l}  {100 * est.score:.1f}%  "
-                f"Elo {est.elo:+.1f} +- {est.error:.1f}")
+                + format_elo(w, d, l))
         if self.sprt:
             llr, verdict = self.sprt.status(w, d, l)
             lo, hi = sprt_bounds(self.sprt.alpha, self.sprt.beta)
@@ -130,7 +146,8 @@ class Score:
         est = elo_estimate(w, d, l)
         fields = {"engine1": self.names[0], "engine2": self.names[1],
                   "games": len(self.results), "wins": w, "draws": d, "losses": l,
-                  "score": f"{est.score:.4f}", "elo": f"{est.elo:.1f}", "error": f"{est.error:.1f}"}
+                  "score": f"{est.score:.4f}", "elo": _figure(est.elo, len(self.results)),
+                  "error": _figure(est.error, est.error > 0)}
         if self.sprt:
             llr, verdict = self.sprt.status(w, d, l)
             fields.update(llr=f"{llr:.3f}", sprt=verdict or "none")
@@ -148,7 +165,7 @@ class Score:
             lines.append(f"SPRT: {'H1 accepted' if self.verdict == 'H1' else 'H0 accepted'} "
                          f"(elo0={self.sprt.elo0:g}, elo1={self.sprt.elo1:g})")
         for i, s in enumerate(self.stats):
-            over = "-" if s.max_overshoot is None else f"{s.max_overshoot:+.3f}s"
+            over = overshoot_text(s.max_overshoot)
             clock = "" if s.min_clock is None else f", least clock left {s.min_clock:.3f}s"
             avg = s.think_time / s.moves if s.moves else 0.0
             lines.append(f"{self.names[i] or f'engine {i + 1}'}: {s.moves} moves, "

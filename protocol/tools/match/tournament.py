@@ -51,6 +51,7 @@ from engine import INTERNATIONAL, get_variant, write_pdn
 from ...about import summary
 from ...hub.client import EngineError, HubClient
 from .dxp_client import DxpClient
+from .elo import signed
 from .ratings import fit_ratings
 from .cli import build_parser as match_parser
 from .runner import TC_FORMS, Limit, Match, concurrency, parse_tc, run_workers
@@ -298,8 +299,9 @@ class Tournament:
         lines = [f"{'rank':>4}  {'engine':<{width}}  {'points':>7}  {'games':>5}  {'SB':>7}  "
                  f"{'elo':>6}  {'+-':>5}"]
         for rank, i in enumerate(order, 1):
+            rating, bar = (signed(elo[i], 0), f"{err[i]:.0f}") if played[i] else ("n/a", "n/a")
             lines.append(f"{rank:>4}  {names[i]:<{width}}  {pts[i]:>7g}  {played[i]:>5}  {sb[i]:>7.2f}  "
-                         f"{elo[i]:>+6.0f}  {err[i]:>5.0f}")
+                         f"{rating:>6}  {bar:>5}")
         lines.append("crosstable (points / games, row against column):")
         cell = max(width, 7)
         lines.append(" " * (width + 2) + "  ".join(f"{names[j]:>{cell}}" for j in order))
@@ -315,7 +317,7 @@ class Tournament:
         summary = {"games": len(self.done), "planned": len(self.games)}
         for i in range(n):
             summary[f"points.{names[i]}"] = f"{pts[i]:g}"
-            summary[f"elo.{names[i]}"] = f"{elo[i]:.1f}"
+            summary[f"elo.{names[i]}"] = f"{round(elo[i], 1) + 0.0:.1f}" if played[i] else "none"
         lines.append("tournament " + " ".join(f"{k}={shlex.quote(str(v))}" for k, v in summary.items()))
         return lines
 
