@@ -6,7 +6,7 @@ import random
 import numpy as np
 import pytest
 
-from engine import (Limits, Searcher, book_arrays, book_key, get_variant,
+from engine import (VARIANTS, Limits, Searcher, book_arrays, book_key, get_variant,
                     legal_moves, move_from_hub, move_to_hub, play, read_book, shipped_book,
                     start_position)
 from engine.book import Book, BookError, check_book
@@ -150,3 +150,14 @@ def test_the_shipped_book_loads_and_its_moves_are_legal():
     assert found.version.startswith("international-book")
     tree = _positions(found, plies=4)
     assert tree and all(m in legal_moves(pos) for _, pos, moves in tree for m, _ in moves)
+
+
+def test_show_without_a_book_says_how_to_build_one(tmp_path, capsys):
+    missing = next(v for v in VARIANTS.values() if not shipped_book(v).is_file())
+    assert book_cli.main(["show", "--variant", missing.name]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"rafle book: no book for {missing.name} (Rafle ships one for international")
+    assert f"rafle book build --variant {missing.name}" in err
+    assert "Errno" not in err and "Traceback" not in err
+    assert book_cli.main(["show", "--book", str(tmp_path / "none.npz")]) == 1
+    assert capsys.readouterr().err == f"rafle book: no book file {tmp_path / 'none.npz'}\n"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -93,6 +94,15 @@ def build(variant, plies: int, width: int, margin: int, depth: int, progress=Non
     return entries
 
 
+def _no_book(variant) -> str:
+    """Why ``rafle book show`` has nothing to show for ``variant``, and what to do."""
+    shipped = [v.name for v in VARIANTS.values() if shipped_book(v).is_file()]
+    name = variant.name
+    return (f"no book for {name} (Rafle ships one for {', '.join(shipped) or 'no variant'}); "
+            f"build one with 'rafle book build --variant {name} --out book-{name}.npz' "
+            f"and show it with 'rafle book show --variant {name} --book book-{name}.npz'")
+
+
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -101,9 +111,12 @@ def main(argv: list[str]) -> int:
         print(f"rafle book: {exc}", file=sys.stderr)
         return 2
     if args.action == "show":
+        path = Path(args.book) if args.book else shipped_book(variant)
         try:
+            if not path.is_file():
+                raise BadInput(f"no book file {path}" if args.book else _no_book(variant))
             pos = pos_from_fen(args.fen, variant) if args.fen else start_position(variant)
-            found = read_book(args.book or shipped_book(variant), variant)
+            found = read_book(path, variant)
         except BadInput as exc:
             print(f"rafle book: {exc}", file=sys.stderr)
             return 1
