@@ -24,6 +24,11 @@ def test_bench_signature(options, signature):
     assert sum(r.nodes for _, r in results) == signature
 
 
+def test_bench_searches_to_the_signatures_depth_by_default():
+    assert bench.build_parser().parse_args([]).depth == SIGNATURE_DEPTH
+    assert bench.build_parser().parse_args(["--depth", "11"]).depth == 11
+
+
 def test_bench_command_prints_the_signature(capsys):
     assert bench.main(["--depth", "3"]) == 0
     out = capsys.readouterr().out.splitlines()

@@ -1,6 +1,7 @@
 """``rafle bench``: search a fixed set of positions to a fixed depth; print the node signature.
 
-Each position is searched by one fresh ``Searcher`` (fixed options, tables cleared
+The depth is 7 unless ``--depth`` says otherwise: the last line, ``bench: N``, is then
+the signature that commits quote (``tests/test_bench.py`` pins it).  Each position is searched by one fresh ``Searcher`` (fixed options, tables cleared
 before every position), so the total node count depends only on the search code:
 any change of search behaviour changes it, and every commit that does says so.
 ``--dame`` searches the same positions with dame-rs (``dame.Engine``) in the same
@@ -15,7 +16,7 @@ from engine import OPTIONS, Limits, install_command, Searcher, move_to_hub, pos_
 
 from ..about import summary
 
-DEFAULT_DEPTH = 11
+DEFAULT_DEPTH = 7       # the depth of the signature commits quote
 BENCH_TT_LOG2 = 20
 # The flags' older names, kept for scripts that use them.
 LEGACY_FLAGS = {"threshold-margin": ("--margin",), "threshold-interval": ("--interval",),
