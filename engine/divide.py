@@ -189,9 +189,11 @@ def _counted_here(bulk: bool, paths: bool, stop: np.ndarray | None, table: np.nd
     return count
 
 
-def warm_up() -> None:
-    """Run every rules kernel once so that later calls pay no compile or load time."""
+def warm_up(counting: bool = True) -> None:
+    """Run every rules kernel once so that later calls pay no compile or load time; without
+    ``counting``, only those that play moves (not perft's counting kernels)."""
     pos = start_position()
     play(pos, legal_moves(pos)[0])
-    perft(pos, 2, True)
-    perft(pos, 2, False)
+    if counting:
+        perft(pos, 2, True)
+        perft(pos, 2, False)

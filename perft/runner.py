@@ -14,6 +14,7 @@ from engine import (BadInput, get_variant, install_command, move_to_hub, new_per
                     pos_to_fen, start_position, warm_up)
 
 from .cluster import count_on_ray
+from .progress import compiling
 from .raylink import ClusterError, connect, disconnect
 from .suite import REFERENCE, Count, check_depth, count, load_suite, select
 
@@ -132,10 +133,23 @@ def _print_divide(result: Count) -> None:
           f"{_rate(result.nodes, result.seconds)} nodes/s")
 
 
+def _header(pos, variant, args) -> str:
+    """The first line of a perft by depths: the position and how it counts."""
+    how = ["bulk" if args.bulk else "every leaf"]
+    if args.paths:
+        how.append("every capture path")
+    if args.hash:
+        how.append(f"hash table {args.hash} MB: the speed is not the generator's")
+    return f"perft {pos_to_fen(pos)} ({variant.name}, {', '.join(how)})"
+
+
 def run_depths(args) -> int:
     variant = get_variant(args.variant or "international")
     pos = parse_position(args.fen, variant)
-    warm_up()
+    if not args.json and not args.divide:
+        print(_header(pos, variant, args), flush=True)
+    with compiling("the move generator"):
+        warm_up()
     table = None
     if args.hash:
         table = new_perft_table(args.hash)
@@ -151,12 +165,6 @@ def run_depths(args) -> int:
             _print_divide(result)
         return 0
     if not args.json:
-        how = ["bulk" if args.bulk else "every leaf"]
-        if args.paths:
-            how.append("every capture path")
-        if table is not None:
-            how.append(f"hash table {args.hash} MB: the speed is not the generator's")
-        print(f"perft {pos_to_fen(pos)} ({variant.name}, {', '.join(how)})")
         print(f"{'depth':>5} {'nodes':>16} {'seconds':>10} {'nodes/s':>14}")
     for depth in range(1, args.depth + 1):
         result = _run(pos, depth, args.bulk, args.quiet, f"depth {depth}", args.paths,
@@ -174,7 +182,8 @@ def run_suite(args) -> int:
     entries = load_suite(args.suite)
     sel = select(entries, args.variant, args.max_nodes)
     if sel.cases:
-        warm_up()
+        with compiling("the move generator"):
+            warm_up()
         if args.hash:
             perft(start_position(), 1, table=new_perft_table(1))
     ok = bad = 0

@@ -21,6 +21,7 @@ COMMANDS = {
     "train": ("protocol.tools.train", "fit the learned evaluation to self-play positions"),
     "book": ("protocol.tools.book", "build an opening book by searching; show book moves"),
     "egdb": ("protocol.tools.egdb", "build endgame databases; probe and list them"),
+    "warm": ("protocol.tools.warm", "compile every kernel into the cache now (first run after install)"),
     "gui": ("protocol.gui.server", "a board in the browser: play, watch, analyse (needs the gui extra)"),
 }
 HELP = ("-h", "--help", "help")

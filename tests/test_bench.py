@@ -35,3 +35,46 @@ def test_bench_command_prints_the_signature(capsys):
     total = sum(r.nodes for _, r in bench.run(3))
     assert out[-1] == f"bench: {total}"
     assert sum(line.startswith("rafle ") for line in out) == len(bench.POSITIONS)
+
+
+# ----- rafle bench --depth-times ------------------------------------------------------------
+from engine import BLACK, WHITE, pos_from_fen, legal_moves       # noqa: E402
+from protocol.tools import depthtimes                             # noqa: E402
+
+
+def test_time_to_depth_and_depth_within_a_budget_read_the_iterations():
+    run = depthtimes.Run("x", "", [(10, 5, 0.2), (11, 9, 0.6), (12, 20, 1.4), (13, 50, 4.0)])
+    assert run.time_to(11) == 0.6 and run.time_to(12) == 1.4 and run.time_to(14) is None
+    assert run.time_to(5) == 0.2                  # the first iteration already passed it
+    assert run.depth_within(1.0) == 11 and run.depth_within(5.0) == 13
+    assert run.depth_within(0.1) == 0
+
+
+def test_the_summary_gives_medians_and_the_branching_factor():
+    rows = [(d, 0, 0.01 * 2.0 ** (d - 12)) for d in range(12, 19)]   # doubling a ply
+    lines = depthtimes.summary([depthtimes.Run("a", "", rows), depthtimes.Run("b", "", rows[:4])])
+    assert lines[0].startswith("time to depth 12: median    0.010 s over 2 of 2")
+    assert "over 1 of 2" in lines[2]                                  # one reached 18
+    assert lines[-1] == "branching factor 12-18 (time ratio a ply): median 2.00 over 1 positions"
+
+
+def test_the_middle_game_positions_are_twenty_quiet_balanced_ones_of_10_to_20_pieces():
+    cases = depthtimes.positions("middle", bench.POSITIONS)
+    assert len(cases) == 20 and len({fen for _, fen in cases}) == 20
+    for _, fen in cases:
+        pos = pos_from_fen(fen)
+        (wm, wk), (bm, bk) = pos.count(WHITE), pos.count(BLACK)
+        assert 10 <= wm + wk + bm + bk <= 20
+        assert abs(wm + 3 * wk - bm - 3 * bk) <= 1
+        assert not any(m.captured for m in legal_moves(pos))
+    assert [label for label, _ in depthtimes.positions("all", bench.POSITIONS)][:2] == ["start", "bench 2"]
+
+
+def test_depth_times_command_reports_each_position_and_the_summary(capsys):
+    assert bench.main(["--depth-times", "--positions", "start", "--max-depth", "4",
+                       "--max-time", "30"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split()[:4] == ["position", "t12", "t15", "t18"]
+    assert out[1].split()[0] == "start" and out[1].split()[4:7] == ["4", "4", "4"]
+    assert out[2].startswith("time to depth 12: median        -   over 0 of 1")
+    assert out[-1] == "branching factor 12-18: no position reached depth 18"

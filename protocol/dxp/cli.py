@@ -12,6 +12,7 @@ Roles (``spec/protocols.md`` §3.1): TCP server (``--listen``, default) or clien
   sends stop code 1 or closes the connection.  pydraughts launches a new engine per game
   and kills it afterwards, so this is what its tests need.  ``--forever`` keeps listening.
 * Never two messages back to back: a send waits until ``link.PAUSE`` has passed since our
+from perft.progress import compiling
   previous one unless the peer has spoken in between.  pydraughts glues two messages
   that arrive in one read and loses the second (pitfall P1); this covers GAMEACC + first
   MOVE, BACKACC + MOVE, MOVE + GAMEEND and CHAT + GAMEEND.
@@ -190,7 +191,8 @@ def _serve(args, parser, texts, server, log) -> int:
             return 1
         log(f"connected to {args.connect[0]}:{args.connect[1]}")
     searcher = engine.Searcher()
-    searcher.warm_up()
+    with compiling("the search"):
+        searcher.warm_up()
     player = SearchPlayer(searcher, args.depth)
     trace = log if args.verbose else None
     if server is None:

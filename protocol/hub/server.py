@@ -285,7 +285,7 @@ class Hub:
         variant = self.variant
 
         def warm_up():
-            engine.warm_up()
+            engine.warm_up(counting=False)   # perft's kernels compile on a first perft
             searcher.warm_up()
             return searcher.resources.egdb_for(variant)   # read now, not on the clock
 

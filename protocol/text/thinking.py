@@ -10,6 +10,7 @@ from concurrent.futures import wait
 from typing import Callable
 
 from engine import Info, Limits, Position, Result, Searcher
+from perft.progress import compiling
 
 WIN = 10000        # a win in n plies scores WIN - n
 MATE_ZONE = 9000   # scores beyond this are wins or losses, not material
@@ -41,7 +42,8 @@ class Thinker:
     def searcher(self) -> Searcher:
         if self._searcher is None:
             searcher = self._make()
-            searcher.warm_up()
+            with compiling("the search"):
+                searcher.warm_up()
             self._searcher = searcher
         return self._searcher
 

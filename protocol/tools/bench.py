@@ -13,8 +13,10 @@ import argparse
 import time
 
 from engine import OPTIONS, Limits, install_command, Searcher, move_to_hub, pos_from_fen
+from perft.progress import compiling
 
 from ..about import summary
+from . import depthtimes
 
 DEFAULT_DEPTH = 7       # the depth of the signature commits quote
 BENCH_TT_LOG2 = 20
@@ -47,7 +49,8 @@ def run(depth: int = DEFAULT_DEPTH, options: dict[str, str] | None = None,
     for name, value in (options or {}).items():
         if not searcher.set_option(name, value):
             raise ValueError(f"bad bench option {name}={value}")
-    searcher.warm_up()
+    with compiling("the search"):
+        searcher.warm_up()
     out = []
     for fen in fens:
         searcher.new_game()
@@ -90,6 +93,16 @@ def build_parser() -> argparse.ArgumentParser:
         ap.add_argument(f"--{option.name}", *LEGACY_FLAGS.get(option.name, ()), dest=option.name,
                         metavar="VALUE", help=option.help)
     ap.add_argument("--dame", action="store_true", help="also search the positions with dame-rs")
+    ap.add_argument("--depth-times", action="store_true",
+                    help="instead, time each depth: the time to depths 12, 15, 18, the depth "
+                         "reached in 1, 5, 20 s and the branching factor (book off)")
+    ap.add_argument("--positions", choices=("start", "bench", "middle", "all"), default="all",
+                    help="--depth-times: which positions (default %(default)s: the start, the bench "
+                         "positions and 20 middle-game positions)")
+    ap.add_argument("--max-depth", type=int, default=40,
+                    help="--depth-times: the deepest iteration (default %(default)s)")
+    ap.add_argument("--max-time", type=float, default=20.0,
+                    help="--depth-times: seconds a position is searched at most (default %(default)s)")
     return ap
 
 
@@ -99,6 +112,15 @@ def main(argv: list[str]) -> int:
     if args.depth < 1:
         ap.error("--depth must be at least 1")
     options = {o.name: getattr(args, o.name) for o in OPTIONS if getattr(args, o.name) is not None}
+    if args.depth_times:
+        if args.max_depth < 1 or args.max_time <= 0:
+            ap.error("--max-depth must be at least 1 and --max-time above 0")
+        try:
+            cases = depthtimes.positions(args.positions, POSITIONS)
+            depthtimes.report(cases, args.max_depth, args.max_time, options)
+        except ValueError as exc:
+            ap.error(str(exc))
+        return 0
 
     def show(i, fen, r):
         move = move_to_hub(r.move) if r.move else "none"

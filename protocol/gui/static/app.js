@@ -8,6 +8,7 @@ let state = null;
 let lastPdn = null;          // the record, kept to restore the game after a reconnection
 let replayTimer = null;
 let setup = null;
+let engineClock = null;     // the seconds counter while the engine starts
 
 function send(message) {
   if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
@@ -63,7 +64,19 @@ const handlers = {
   },
   engine(m) {
     const text = { idle: "not started", starting: "starting...", ready: "ready", failed: "failed" }[m.state] || m.state;
-    $("engine-status").textContent = `${m.name || "engine"}: ${text}`;
+    const name = m.name || "engine";
+    $("engine-status").textContent = `${name}: ${text}`;
+    clearInterval(engineClock);
+    if (m.state === "starting") {
+      // A first run compiles the engine (about a minute): count the seconds so the page
+      // shows it is working, and say why after a few.
+      const since = Date.now();
+      engineClock = setInterval(() => {
+        const s = Math.round((Date.now() - since) / 1000);
+        $("engine-status").textContent = s < 3 ? `${name}: starting...` :
+          `${name}: starting, ${s} s (a first run compiles the engine: about a minute)`;
+      }, 1000);
+    }
     $("engine-fail").hidden = m.state !== "failed";
     $("engine-fail-text").textContent = m.state === "failed" ? `The engine failed: ${m.message}` : "";
   },
