@@ -82,7 +82,10 @@ P_MARGIN = kernel_slot("threshold-margin")
 P_INTERVAL = kernel_slot("threshold-interval")
 P_SLOPE = kernel_slot("threshold-slope")
 P_LMR_DEPTH = kernel_slot("lmr-depth")          # smallest depth reduced, 0 = off
-P_LMR_MOVES = kernel_slot("lmr-moves")          # moves tried before reducing
+P_LMR_MOVES = kernel_slot("lmr-moves")          # moves tried before reducing (null window)
+P_LMR_PV_MOVES = kernel_slot("lmr-pv-moves")    # ... at nodes with an open window
+P_LMR_TWO = kernel_slot("lmr-two-moves")        # moves tried before reducing two (0: old rule)
+P_LMR_KILLERS = kernel_slot("lmr-killers")      # killers reducible
 P_LO, P_HI, P_AGE, P_BARRED, P_EGDB, P_EGDB_ROOT, P_EGDB_FILTER = range(
     len(KERNEL_OPTIONS), len(KERNEL_OPTIONS) + 7)
 P_SIZE = len(KERNEL_OPTIONS) + 7
@@ -113,6 +116,9 @@ class Knobs(NamedTuple):
     interval: int
     lmr_depth: int
     lmr_moves: int
+    lmr_pv_moves: int
+    lmr_two: int
+    lmr_below: int            # ordering scores below this are reducible quiet moves
     goal: int
     win_here: int
     egdb_pieces: int
@@ -284,7 +290,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
                                         st[p, F_STABLE], w, b, k, t, cw, cb, ck, V)
             tried = st[p, F_TRIED]
             st[p, F_TRIED] = tried + 1
-            reducible = cap == 0 and order[p, i] < S_KILLER2
+            reducible = cap == 0 and order[p, i] < knobs.lmr_below
             (st[p, F_PHASE], st[q, F_ALPHA], st[q, F_BETA],
              st[q, F_DEPTH]) = _child_window(p, st[p, F_ALPHA], st[p, F_BETA], st[p, F_DEPTH],
                                              tried, qs, reducible, knobs)
@@ -325,8 +331,10 @@ def _knobs(P, V):
     # Best value a node at ply p can reach: a win at p + 1, or at p itself where
     # having no move wins (antidraughts).
     win_here = 1 if goal == KG_LOSING else 0
+    lmr_below = S_PROMOTE if P[P_LMR_KILLERS] != 0 else S_KILLER2
     return Knobs(P[P_AGE], threshold and not verified, verified, max(P[P_INTERVAL], 1),
-                 P[P_LMR_DEPTH], P[P_LMR_MOVES], goal, win_here, P[P_EGDB], P[P_EGDB_ROOT])
+                 P[P_LMR_DEPTH], P[P_LMR_MOVES], P[P_LMR_PV_MOVES], P[P_LMR_TWO], lmr_below,
+                 goal, win_here, P[P_EGDB], P[P_EGDB_ROOT])
 
 
 # The helpers the loop calls for every node or move take and return numbers only: an
@@ -494,14 +502,20 @@ def _bring_best_forward(p, i, n, moves, order):
 def _child_window(p, alpha, beta, d, tried, qs, reducible, knobs):
     """Step 9: ``(phase, alpha, beta, depth)`` of the child: the first move (and every
     capture in quiescence) with the full window, the others with a null window, the late
-    quiet ones that are not killers also reduced (LMR)."""
+    quiet ones (killers too with ``lmr-killers``) also reduced (LMR): by one ply after
+    ``lmr-moves`` moves (``lmr-pv-moves`` at an open window), by two at a null window
+    after ``lmr-two-moves``."""
     if qs or tried == 0:
         return PH_FULL, -beta, -alpha, d - 1
     r = 0
     lmr_depth = knobs.lmr_depth
-    lmr_moves = knobs.lmr_moves
+    pv_node = beta - alpha > 1
+    lmr_moves = knobs.lmr_pv_moves if pv_node else knobs.lmr_moves
     if lmr_depth and d >= lmr_depth and tried >= lmr_moves and p > 0 and reducible:
-        r = 2 if (tried >= 2 * lmr_moves + 2 and d >= 2 * lmr_depth) else 1
+        if knobs.lmr_two == 0:
+            r = 2 if (tried >= 2 * lmr_moves + 2 and d >= 2 * lmr_depth) else 1
+        else:
+            r = 2 if (not pv_node and tried >= knobs.lmr_two) else 1
     return PH_REDUCED if r else PH_NULL, -alpha - 1, -alpha, d - 1 - r
 
 

@@ -121,6 +121,11 @@ OPTIONS: tuple[Option, ...] = (
          "of depth", kernel=True),
     _int("lmr-depth", 3, 0, 64, "late-move reductions from this depth (0: off)", kernel=True),
     _int("lmr-moves", 2, 0, 64, "late-move reductions after this many moves", kernel=True),
+    _int("lmr-pv-moves", 2, 0, 64, "late-move reductions after this many moves at nodes with "
+         "an open window (principal variation)", kernel=True),
+    _int("lmr-two-moves", 0, 0, 64, "reduce by two plies after this many moves at null-window "
+         "nodes (0: after 2 lmr-moves + 2 moves, from twice lmr-depth)", kernel=True),
+    _bool("lmr-killers", False, "killer moves are reduced too", kernel=True),
     _bool("book", True, "play from the opening book"),
     _int("book-ply", 8, 0, 1000, "the book plays the game's first this many plies"),
     _int("book-margin", 10, 0, 10000, "book moves within this many hundredths of the best"),

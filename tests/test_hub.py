@@ -468,6 +468,10 @@ def test_threshold_parameters_change_a_fixed_depth_search():
         "verified 40+30": ["threshold-slope value=30"],
         "no late-move reductions": ["lmr-depth value=0"],
         "late-move reductions after 4 moves": ["lmr-depth value=3", "lmr-moves value=4"],
+        "... after 1 at a null window": ["lmr-moves value=1"],
+        "... after 3 at an open window": ["lmr-pv-moves value=3"],
+        "... by two after 6": ["lmr-two-moves value=6"],
+        "... killers too": ["lmr-killers value=true"],
     }
     nodes = {}
     for name, params in settings.items():

@@ -29,6 +29,9 @@ WIDTH = 10
 @pytest.fixture(scope="module")
 def searcher():
     s = Searcher(18)
+    # These tests are of the search's own scores (mate distances, draw rules): the shipped
+    # endgame databases would score their small positions as database wins.
+    assert s.set_option("egdb-size", "0")
     s.warm_up()
     return s
 
@@ -474,7 +477,7 @@ def test_options_are_validated():
     names = [o.name for o in s.options()]
     assert names == ["tt-size", "threads", "eval", "weights", "threshold", "threshold-form",
                      "threshold-margin", "threshold-interval", "threshold-slope", "lmr-depth",
-                     "lmr-moves", "book",
+                     "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "book",
                      "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
     assert s.set_option("egdb-size", "0") and s.settings.egdb_size == 0
     assert not s.set_option("egdb-size", "8") and not s.set_option("egdb-size", "-1")

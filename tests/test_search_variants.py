@@ -24,7 +24,9 @@ NORMAL = get_variant("international")
 
 @pytest.fixture(scope="module")
 def searcher():
-    return Searcher(tt_log2=16)
+    s = Searcher(tt_log2=16)
+    assert s.set_option("egdb-size", "0")   # the search's own distances, not the databases'
+    return s
 
 
 def solve(pos: Position, depth: int) -> int | None:

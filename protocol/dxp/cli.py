@@ -12,7 +12,6 @@ Roles (``spec/protocols.md`` §3.1): TCP server (``--listen``, default) or clien
   sends stop code 1 or closes the connection.  pydraughts launches a new engine per game
   and kills it afterwards, so this is what its tests need.  ``--forever`` keeps listening.
 * Never two messages back to back: a send waits until ``link.PAUSE`` has passed since our
-from perft.progress import compiling
   previous one unless the peer has spoken in between.  pydraughts glues two messages
   that arrive in one read and loses the second (pitfall P1); this covers GAMEACC + first
   MOVE, BACKACC + MOVE, MOVE + GAMEEND and CHAT + GAMEEND.
@@ -41,6 +40,7 @@ import socket
 import threading
 
 import engine
+from perft.progress import compiling
 
 from .link import Link, PeerGone, PeerSilent
 from .session import NAME, Config, SearchPlayer, Session
