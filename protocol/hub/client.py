@@ -30,6 +30,16 @@ class EngineError(Exception):
     """The engine crashed, hung or broke the protocol; the message says how."""
 
 
+class EngineTimeout(EngineError):
+    """The engine said nothing by the deadline (on a clock: a loss on time), and had sent
+    nothing else in its place."""
+
+
+class EngineProtocolError(EngineError):
+    """The engine sent something else where its answer was due (an error, a message the
+    protocol does not allow there); the message quotes it."""
+
+
 def parse_line(line: str) -> tuple[str, dict[str, str]]:
     """Command and arguments of a Hub line (the Hub front end's tokenizer; a malformed
     tail is dropped, a blank line gives ``("", {})``)."""
@@ -82,14 +92,8 @@ class HubClient:
         threading.Thread(target=self._read_stderr, args=(self.proc,), daemon=True).start()
         deadline = time.monotonic() + timeout
         self.send("hub")
-        while True:
-            command, args = parse_line(self._next(deadline, "wait")[1])
-            if command == "id" and args.get("name"):
-                self.name = args["name"]
-            elif command == "param" and args.get("name"):
-                self.params[args["name"]] = args
-            elif command == "wait":
-                break
+        while not self._intro(self._next(deadline, "wait")[1]):
+            pass
         for name, value in self.options.items():
             self.send(f"set-param name={quote(name)} value={quote(value)}")
         self.send("init")
@@ -222,12 +226,10 @@ class HubClient:
         ``info`` goes to ``on_info`` as it arrives.  The match runner and the board both
         search through here."""
         self._drain()
-        self.send(f'pos pos={position} moves="{" ".join(moves)}"')
-        for line in level:
-            self.send(f"level {line}")
-        self.send("go analyze" if analyze else "go think")
+        self._ask(position, moves, level, analyze)
         sent = time.perf_counter()
         info: dict[str, str] = {}
+        errors: list[str] = []              # ``error`` lines: the engine refused the search
         stopped, grace_end = False, math.inf
         while True:
             now = time.monotonic()
@@ -235,14 +237,17 @@ class HubClient:
                 self.send("stop")
                 stopped, grace_end = True, now + stop_grace
             if now >= grace_end:
-                raise EngineError(f"{self.name} did not answer 'stop' within {stop_grace:g} s")
+                raise EngineTimeout(f"{self.name} did not answer 'stop' within {stop_grace:g} s")
             wake = min(deadline, grace_end)
             if not stopped:             # look at the stop conditions again in time
                 wake = min(wake, stop_at, now + POLL if stop is not None else math.inf)
             got = self._take(min(wake, now + IDLE_WAKE))
             if got is None:
                 if time.monotonic() >= deadline:
-                    raise EngineError(f"{self.name} gave no 'done' in time")
+                    if errors:
+                        raise EngineProtocolError(f"{self.name} answered {' | '.join(errors)!r} "
+                                                  f"and no {self.ANSWER!r}")
+                    raise EngineTimeout(f"{self.name} gave no {self.ANSWER!r} in time")
                 continue
             stamp, line = got
             command, args = parse_line(line)
@@ -250,5 +255,30 @@ class HubClient:
                 info = args
                 if on_info is not None:
                     on_info(args)
-            elif command == "done":
-                return SearchReply(args.get("move") or None, stamp - sent, info)
+            elif command == self.ANSWER:
+                return SearchReply(self._move_of(line, args), stamp - sent, info)
+            elif command == "error":
+                errors.append(line)
+
+    # ----- the dialect: the introduction, what a search sends, how its answer reads -----
+    ANSWER = "done"
+
+    def _intro(self, line: str) -> bool:
+        """Take one line of the engine's introduction (``id``, ``param``); True at its end."""
+        command, args = parse_line(line)
+        if command == "id" and args.get("name"):
+            self.name = args["name"]
+        elif command == "param" and args.get("name"):
+            self.params[args["name"]] = args
+        return command == "wait"
+
+    def _ask(self, position: str, moves: list[str], level: list[str], analyze: bool) -> None:
+        self.send(f'pos pos={position} moves="{" ".join(moves)}"')
+        for line in level:
+            self.send(f"level {line}")
+        self.send("go analyze" if analyze else "go think")
+
+    @staticmethod
+    def _move_of(line: str, args: dict[str, str]) -> str | None:
+        """The move of the answer line (None for a bare answer)."""
+        return args.get("move") or None
