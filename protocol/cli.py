@@ -15,7 +15,7 @@ COMMANDS = {
     "dxp": ("protocol.dxp.cli", "play over DXP (DamExchange) on TCP"),
     "play": ("protocol.text.cli", "play and study in the terminal"),
     "bench": ("protocol.tools.bench", "search a fixed set of positions; prints the node signature"),
-    "match": ("protocol.tools.match.cli", "play a match between two Hub engines"),
+    "match": ("protocol.tools.match.cli", "play a match between two engines"),
     "tournament": ("protocol.tools.match.tournament", "round robin or gauntlet of many engines, resumable"),
     "selfplay": ("protocol.tools.selfplay", "play Rafle against itself for training positions"),
     "train": ("protocol.tools.train", "fit the learned evaluation to self-play positions"),

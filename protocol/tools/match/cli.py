@@ -1,4 +1,5 @@
-"""``rafle match``: play a match between two Hub engines and report who is stronger.
+"""``rafle match``: play a match between two engines (Hub, Hub version 1 or DXP) and report who
+is stronger.
 
 The command line: engines, limits, openings, SPRT and files.  The games are played by
 :class:`.runner.Match` in local threads or, with ``--ray``, by :mod:`.ray_runner` on Ray
@@ -27,6 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rafle match", description=summary(__doc__))
     p.add_argument("--engine1", default="rafle hub", help="command of engine 1 (default: rafle hub)")
     p.add_argument("--engine2", default="rafle hub", help="command of engine 2")
+    p.add_argument("--protocol", default="hub",
+                   help="hub (the default), hub1 (Hub version 1: Scan 2.0) or dxp (the command "
+                        "listens on {port}, a free port); 'a,b' for engine 1 and engine 2")
     p.add_argument("--name1", help="engine 1's name (default: its id name)")
     p.add_argument("--name2", help="engine 2's name")
     p.add_argument("--option", action="append", type=_option, default=[], metavar="NAME=VALUE",

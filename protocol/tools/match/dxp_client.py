@@ -10,8 +10,14 @@ the engine.  It offers the calls the match runner makes of :class:`HubClient` (`
 ``ping``, ``new_game``, ``search``, ``alive``, ``quit``, ``rss``, ``name``).
 
 DXP carries 10x10 boards only (international draughts) and knows no increment: the
-engine is told its whole clock in minutes and the move limit; the runner keeps the real
-clock and judges time as for any engine.
+engine is told its whole clock in minutes (:func:`gamereq_minutes`: what the 3-character
+field can carry) and the move limit, and the runner keeps that clock for it.
+
+A GAMEEND from the engine in place of a move is confirmed at once (the spec leaves the
+other side no choice) and raised as :class:`DxpGameEnd`, with the result code, the moves
+the engine has played since its GAMEREQ, the move limit and the CHAT that came with it:
+the runner scores it (:mod:`.adjudicate`).  Anything else the engine sends in place of a
+move is named in the error, so it is never taken for silence.
 """
 from __future__ import annotations
 
@@ -25,9 +31,32 @@ from engine import BadInput, move_from_hub, move_to_hub, play, pos_from_hub, pos
 from ...dxp.link import Link, PeerGone, PeerSilent
 from ...dxp.wire import (Chat, DxpError, GameAcc, GameEnd, GameReq, MoveMsg, decode,
                         format_minutes)
-from ...hub.client import EngineError, SearchReply
+from ...hub.client import EngineError, EngineProtocolError, EngineTimeout, SearchReply
 
 NAME = "Rafle tournament"
+CHAT_WAIT = 0.2         # seconds to wait for the CHAT an engine sends after its GAMEEND (Scan)
+
+
+class DxpGameEnd(EngineError):
+    """The engine sent GAMEEND instead of a move: ``reason`` from its view (0 unknown,
+    1 it loses, 2 draw, 3 it wins), ``moves`` it has played since its GAMEREQ, the GAMEREQ's
+    move ``limit`` (0: none), and the ``chat`` that came with it."""
+
+    def __init__(self, name: str, text: str, end: GameEnd, moves: int, limit: int, chat: str):
+        said = f"GAMEEND {text!r}" + (f" and CHAT {chat!r}" if chat else "")
+        super().__init__(f"{name} sent {said}")
+        self.said, self.reason, self.chat = said, end.reason, chat
+        self.moves, self.limit = moves, limit
+
+    @property
+    def at_limit(self) -> bool:
+        return self.limit > 0 and self.moves >= self.limit
+
+
+def gamereq_minutes(seconds: float) -> float:
+    """The minutes a GAMEREQ's time field carries for a clock of ``seconds`` (0.01 to 999,
+    rounded as the field writes them): the engine's whole clock for the game."""
+    return float(format_minutes(min(max(seconds / 60.0, 0.01), 999)))
 
 
 def free_port() -> int:
@@ -55,6 +84,7 @@ class DxpClient:
         self._game: list[str] | None = None       # Hub moves of the game as the engine knows it
         self._start: str | None = None            # the game's start (Hub position string)
         self._pos = None                          # the position after ``_game``
+        self._requested_at = 0                    # the ply of the game where the GAMEREQ stands
 
     # ----- process and connection ------------------------------------------------
     def start(self, timeout: float = 120.0) -> None:
@@ -130,7 +160,7 @@ class DxpClient:
                 for text in moves:
                     pos = play(pos, move_from_hub(pos, text))
                 self._request(pos)
-                self._start, self._pos = position, pos
+                self._start, self._pos, self._requested_at = position, pos, len(moves)
             else:
                 for text in moves[len(known):]:          # the opponent's reply
                     move = move_from_hub(self._pos, text)
@@ -138,7 +168,10 @@ class DxpClient:
                     self._pos = play(self._pos, move)
             self._game = list(moves)
             reply = self._expect(MoveMsg, deadline)
-        except (PeerGone, DxpError, BadInput) as exc:
+        except DxpError as exc:
+            raise EngineProtocolError(f"{self.name} sent a message that is not DXP: "
+                                      f"{exc}") from None
+        except (PeerGone, BadInput) as exc:
             raise EngineError(f"{self.name}: {exc}") from None
         text = _hub_move(self._pos, reply)
         self._game.append(text)
@@ -150,35 +183,57 @@ class DxpClient:
 
     def _request(self, pos) -> None:
         board = pos_to_dxp(pos)
-        self.link.send(GameReq(NAME, follower_white=board[0] == "W", minutes=_minutes(self.minutes),
+        self.link.send(GameReq(NAME, follower_white=board[0] == "W", minutes=self.minutes,
                                moves=self.moves, board=board[1:], white_to_move=board[0] == "W"))
         acc = self._expect(GameAcc, time.monotonic() + 30.0)
         if acc.code != 0:
-            raise EngineError(f"{self.name} refused the game (GAMEACC code {acc.code})")
+            raise EngineProtocolError(f"{self.name} refused the game (GAMEACC code {acc.code})")
         if acc.name.strip():
             self.name = acc.name.strip()
 
     def _expect(self, kind, deadline: float):
-        """The next message of ``kind``; chat and stray game ends are skipped."""
+        """The next message of ``kind``; chat and stray game ends are skipped, anything
+        else the engine sends is kept to name it if no ``kind`` comes."""
+        chats, others = [], []
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise EngineError(f"{self.name}: no {kind.__name__} in time")
-            try:
-                msg = decode(self.link.receive(left))
-            except PeerSilent:
-                raise EngineError(f"{self.name}: no {kind.__name__} in time") from None
+            text = self._receive(deadline)
+            if text is None and others:
+                raise EngineProtocolError(f"{self.name} sent {', '.join(others)} instead of a "
+                                          f"{kind.__name__}")
+            if text is None:
+                error = EngineTimeout if kind is MoveMsg else EngineError
+                raise error(f"{self.name}: no {kind.__name__} in time")
+            msg = decode(text)
             if isinstance(msg, kind):
                 return msg
             if isinstance(msg, Chat):
-                continue
-            if isinstance(msg, GameEnd) and kind is MoveMsg:
-                raise EngineError(f"{self.name} ended the game (GAMEEND reason {msg.reason}) "
-                                  "instead of moving")
+                chats.append(msg.text)
+            elif isinstance(msg, GameEnd) and kind is MoveMsg:
+                self._ended(text, msg, chats)
+            elif not isinstance(msg, GameEnd):
+                others.append(repr(text))
 
+    def _receive(self, deadline: float) -> str | None:
+        """The next message's text, or None if none comes by the monotonic ``deadline``."""
+        left = deadline - time.monotonic()
+        try:
+            return self.link.receive(left) if left > 0 else None
+        except PeerSilent:
+            return None
 
-def _minutes(minutes: float) -> float:
-    return float(format_minutes(min(max(minutes, 0.01), 999)))
+    def _ended(self, text: str, end: GameEnd, chats: list[str]) -> None:
+        """The engine ended the game: confirm, read the CHAT that may follow, raise."""
+        moves = (len(self._game) - self._requested_at) // 2
+        self._game = None
+        self.link.send(GameEnd(0, end.stop), spaced=False)
+        try:
+            while self.link.poll(CHAT_WAIT) and self.link.inbox[0][:1] == "C":
+                chats.append(self.link.receive(0)[1:])
+        except PeerGone:
+            pass
+        if end.stop:                  # it wants no other game: let it go
+            self.quit()
+        raise DxpGameEnd(self.name, text, end, moves, self.moves, " / ".join(chats))
 
 
 def _hub_move(pos, msg: MoveMsg) -> str:

@@ -1,11 +1,12 @@
-"""The match runner: plays a match between two Hub engines and reports who is stronger.
+"""The match runner: plays a match between two engines and reports who is stronger.
 
-Each engine is a command (``rafle hub``, ``dame hub``, ``scan hub``) driven by
-:class:`protocol.hub.client.HubClient`.  Openings come in pairs with colours swapped;
-the runner keeps both clocks itself, sends the full game (start position plus every
-move) before each move so engines can see repetitions, judges every move and ends
-games by the rules (the engine's ``Game``); :mod:`.score` keeps the tally.  An engine that crashes, hangs, answers an
-illegal move or oversteps its clock loses that game and is restarted.  After each game
+Each engine is a command (``rafle hub``, ``dame hub``, ``scan hub``) driven by a client for
+its protocol (:mod:`.engines`: Hub, Hub version 1 or DXP).  Openings come in pairs with
+colours swapped; the runner keeps both clocks itself, sends the full game (start position
+plus every move) before each move so engines can see repetitions, judges every move and
+ends games by the rules (the engine's ``Game``); :mod:`.score` keeps the tally.  An engine
+that crashes, hangs, answers an illegal move or oversteps its clock loses that game and is
+restarted; a DXP engine that ends a game itself is scored by :mod:`.adjudicate`.  After each game
 a line of W/D/L, score, Elo with its 95% error bar and the SPRT state is printed; the
 last line (``match ...``) is the machine-readable summary.
 """
@@ -24,8 +25,11 @@ from dataclasses import dataclass
 from engine import (INTERNATIONAL, WHITE, BadInput, Game, get_variant, move_from_hub, move_to_hub,
                     pos_to_hub, write_pdn)
 
-from ...hub.client import EngineError, HubClient
+from ...hub.client import EngineError, EngineProtocolError, EngineTimeout, HubClient
+from .adjudicate import Databases, judge_game_end
+from .dxp_client import DxpGameEnd
 from .elo import Sprt
+from .engines import check_command, check_limit, clock_note, kept_limit, open_client
 from .openings import Opening, builtin, load_openings
 from .score import GameResult, Score
 
@@ -110,18 +114,20 @@ def concurrency(text: str) -> int:
 
 
 class Match:
-    def __init__(self, args: argparse.Namespace, out=None):
+    def __init__(self, args: argparse.Namespace, out=None, limits: list[Limit] | None = None):
         self.args = args
         self.out = out or sys.stdout
         self.commands = [args.engine1, args.engine2]
         self.names = [args.name1, args.name2]
+        self.dirs: list[str | None] = [None, None]      # the engines' working directories
         self.variant = get_variant(args.variant)
         common = ([("variant", self.variant.hub_name)] if self.variant is not INTERNATIONAL
                   else []) + args.option
         self.options = [dict(common + args.option1), dict(common + args.option2)]
-        self.limits = self._limits(args)
+        self._protocols(args, limits or self._limits(args))
         openings = args.openings or ("builtin" if builtin(self.variant) else "startpos")
         self.openings: list[Opening] = load_openings(openings, self.variant)
+        self.databases = Databases(self.variant)     # adjudicates games an engine ended
         self.score = Score(self.names, args.games, Sprt.parse(args.sprt) if args.sprt else None)
         self.stats = self.score.stats
         self.lock = threading.Lock()
@@ -153,6 +159,20 @@ class Match:
                 limits.append(Limit(movetime=movetime[i], depth=depth[i], nodes=nodes[i]))
         return limits
 
+    def _protocols(self, args, given: list[Limit]) -> None:
+        """Each engine's protocol, checked against its limit; the limits the runner keeps
+        (a DXP engine's: the clock its GAMEREQ gives) and the notes that say so."""
+        self.protocols = list(per_engine(getattr(args, "protocol", None) or "hub", str))
+        for e in (0, 1):
+            who = f"engine {e + 1}"
+            check_command(self.protocols[e], self.commands[e], who)
+            check_limit(self.protocols[e], given[e], self.options[e], self.variant, who)
+        self.given = given
+        self.limits = [kept_limit(p, lim) for p, lim in zip(self.protocols, given)]
+        notes = [clock_note(p, lim, self.names[e] or f"engine {e + 1}")
+                 for e, (p, lim) in enumerate(zip(self.protocols, given))]
+        self.notes = [n for n in notes if n]
+
     # ----- output ----------------------------------------------------------------
     def log(self, text: str) -> None:
         if self.log_file:
@@ -165,8 +185,9 @@ class Match:
 
     # ----- engines -----------------------------------------------------------------
     def _client(self, index: int, worker: int) -> HubClient:
-        client = HubClient(self.commands[index], self.options[index], self.log,
-                           label=f"w{worker}.e{index + 1}")
+        client = open_client(self.protocols[index], self.commands[index], self.options[index],
+                             self.given[index], self.log,
+                             f"w{worker}.{self.names[index] or f'e{index + 1}'}", self.dirs[index])
         try:
             client.start(self.args.init_timeout)
         except EngineError:
@@ -198,6 +219,8 @@ class Match:
         """Check the running engines, start missing ones (both at once: start-up can take
         seconds); the errors by engine index."""
         def ready(e: int) -> None:
+            if clients[e] is not None and not clients[e].alive():
+                clients[e] = shut(clients[e])   # it left between games (a DXP stop code)
             if clients[e] is None:
                 clients[e] = self._client(e, worker)
             else:
@@ -214,6 +237,18 @@ class Match:
             except EngineError as err:
                 errors[e] = err
         return errors
+
+    def _failure(self, e: int, name: str, err: EngineError, limit: Limit, budget) -> str:
+        """Why engine ``e`` loses the game it gave no move in (counted in its figures): on
+        time only if it said nothing at all; what it said instead is quoted."""
+        with self.lock:
+            if isinstance(err, EngineTimeout) and limit.clock:
+                self.stats[e].time_losses += 1
+                return f"{name} lost on time (no move within {budget:.3f}s)"
+            self.stats[e].crashes += 1
+        if isinstance(err, EngineProtocolError):
+            return f"{name} broke the protocol: {err}"
+        return f"{name} crashed or hung: {err}"
 
     @staticmethod
     def _extra(limit: Limit) -> list[str]:
@@ -279,14 +314,12 @@ class Match:
             try:
                 moves = [move_to_hub(m, game.variant) for m in game.moves]
                 reply = clients[e].search(start, moves, level, now + deadline, now + stop_at)
+            except DxpGameEnd as end:           # it ended the game in place of a move
+                verdict = judge_game_end(end, pos, name, self.databases)
+                self.log(f"game {number + 1}: {verdict.reason}")
+                return finished(verdict.result, verdict.reason)
             except EngineError as err:
-                if limit.clock and clients[e].alive():
-                    with self.lock:
-                        self.stats[e].time_losses += 1
-                    return lose(e, f"{name} lost on time (no move within {budget:.3f}s)")
-                with self.lock:
-                    self.stats[e].crashes += 1
-                return lose(e, f"{name} crashed or hung: {err}")
+                return lose(e, self._failure(e, name, err, limit, budget))
             left = None
             if limit.clock:
                 left = clocks[e] = clocks[e] + limit.inc - reply.elapsed
@@ -385,6 +418,8 @@ class Match:
         self.say(f"match: {a.games} games, {self.limits[0].describe()}"
                  + (f" vs {self.limits[1].describe()}" if self.limits[1] != self.limits[0] else "")
                  + f", {len(self.openings)} openings, concurrency {a.concurrency}")
+        for note in self.notes:
+            self.say(note)
         def interrupted() -> None:
             self.aborted = True
             self.stop.set()

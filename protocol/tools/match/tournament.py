@@ -9,9 +9,11 @@
 Each pairing plays ``--games`` games from the same openings, colours swapped every game,
 by the match runner's rules (``rafle match``: the runner keeps the clocks, judges every
 move, ends games by the rules; an engine that crashes, hangs, plays an illegal move or
-oversteps its clock loses that game and is restarted).  Engines speak Hub, or DXP
-(``proto=dxp``: the command must listen on ``{port}``, which is replaced by a free port;
-the runner connects as initiator, see :mod:`.dxp_client`).
+oversteps its clock loses that game and is restarted).  Engines speak Hub, Hub version 1
+(``proto=hub1``: Scan 2.0's dialect) or DXP (``proto=dxp``: the command must listen on
+``{port}``, which is replaced by a free port; the runner connects as initiator, see
+:mod:`.engines` for what each protocol can carry and :mod:`.adjudicate` for how a game a DXP
+engine ends itself is scored).
 
 The state file is rewritten after every game: the same command continues an interrupted
 tournament, keeps every finished game and never plays one twice.  At the end: standings
@@ -19,7 +21,7 @@ with Sonneborn-Berger, ratings fitted over all games with 95% error bars
 (:mod:`.ratings`), a crosstable, and every game in the PDN file.
 
 An engines file (TOML or JSON) lists the engines, each with ``name``, ``command`` and
-optionally ``protocol`` (hub or dxp), ``dir``, ``tc``, ``depth``, ``nodes``, ``movetime``
+optionally ``protocol`` (hub, hub1 or dxp), ``dir``, ``tc``, ``depth``, ``nodes``, ``movetime``
 and ``options`` (Hub parameters)::
 
     [[engine]]
@@ -46,20 +48,20 @@ import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from engine import INTERNATIONAL, get_variant, write_pdn
+from engine import get_variant, write_pdn
 
 from ...about import summary
-from ...hub.client import EngineError, HubClient
-from .dxp_client import DxpClient
+from ...hub.client import EngineError
 from .elo import signed
+from .engines import check_command, check_limit, clock_note
 from .ratings import fit_ratings
 from .cli import build_parser as match_parser
 from .runner import TC_FORMS, Limit, Match, concurrency, parse_tc, run_workers
 from .score import GameResult
 
-PROTOCOLS = ("hub", "dxp")
 FORMATS = ("round-robin", "gauntlet")
-INCIDENTS = ("crashed", "lost on time", "illegal", "failed to start", "gave no move")
+INCIDENTS = ("crashed", "lost on time", "illegal", "failed to start", "gave no move",
+             "broke the protocol", "a forfeit")
 BAR = 24
 
 
@@ -80,12 +82,9 @@ class EngineSpec:
     def check(self) -> "EngineSpec":
         if not self.name or not self.command.strip():
             raise ValueError(f"engine {self.name or '?'}: a name and a command are needed")
-        if self.protocol not in PROTOCOLS:
-            raise ValueError(f"engine {self.name}: protocol must be hub or dxp, not {self.protocol!r}")
+        check_command(self.protocol, self.command, f"engine {self.name}")
         if self.tc is not None:
             parse_tc(self.tc)
-        if self.protocol == "dxp" and "{port}" not in self.command:
-            raise ValueError(f"engine {self.name}: a DXP engine's command must listen on {{port}}")
         return self
 
 
@@ -151,24 +150,9 @@ class _PairMatch(Match):
     """The match runner for one pairing, with the tournament's engine descriptions."""
 
     def __init__(self, args, specs: tuple[EngineSpec, EngineSpec], limits: list[Limit], out):
-        super().__init__(args, out)
+        super().__init__(args, out, limits)
         self.specs = specs
-        self.limits = limits
-
-    def _client(self, index: int, worker: int):
-        spec, limit = self.specs[index], self.limits[index]
-        label = f"w{worker}.{spec.name}"
-        if spec.protocol == "dxp":
-            client = DxpClient(spec.command, minutes=(limit.base or 60.0) / 60.0, moves=limit.moves,
-                               cwd=spec.dir, log=self.log, label=label)
-        else:
-            client = HubClient(spec.command, self.options[index], self.log, label=label, cwd=spec.dir)
-        try:
-            client.start(self.args.init_timeout)
-        except EngineError:
-            client.quit(0.5)
-            raise
-        return client
+        self.dirs = [spec.dir for spec in specs]
 
 
 class Tournament:
@@ -182,10 +166,12 @@ class Tournament:
         if len(specs) < 2:
             raise ValueError("a tournament needs at least two engines")
         self.variant = get_variant(args.variant)
-        if any(s.protocol == "dxp" for s in specs) and self.variant is not INTERNATIONAL:
-            raise ValueError("DXP engines play international draughts only")
         self.games = schedule(len(specs), args.format, args.games)
         self.limits = [self._limit(s) for s in specs]
+        for s, limit in zip(specs, self.limits):
+            check_limit(s.protocol, limit, s.options, self.variant, f"engine {s.name}")
+        notes = [clock_note(s.protocol, limit, s.name) for s, limit in zip(specs, self.limits)]
+        self.notes = [n for n in notes if n]
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.done: dict[int, dict] = {}
@@ -250,6 +236,7 @@ class Tournament:
                 ns.games = self.args.games
                 ns.engine1, ns.engine2, ns.name1, ns.name2 = A.command, B.command, A.name, B.name
                 ns.option1, ns.option2 = list(A.options.items()), list(B.options.items())
+                ns.protocol = f"{A.protocol},{B.protocol}"
                 ns.depth = ns.nodes = ns.movetime = None
                 ns.tc = "1"                     # replaced by each engine's own limit below
                 self.pairings[(a, b)] = _PairMatch(ns, (A, B), [self.limits[a], self.limits[b]],
@@ -402,6 +389,8 @@ class Tournament:
         left = len(self.games) - len(self.done)
         self.say(f"tournament: {len(self.specs)} engines, {a.format}, {len(self.games)} games "
                  f"({len(self.done)} played before, {left} to play), concurrency {a.concurrency}")
+        for note in self.notes:
+            self.say(note)
         def interrupted() -> None:
             self.say("interrupted: the games in progress are dropped, the finished ones are kept")
             self.stop.set()
@@ -424,7 +413,7 @@ class Tournament:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rafle tournament", description=summary(__doc__))
     p.add_argument("--engine", action="append", nargs="+", default=[], metavar="KEY=VALUE",
-                   help="an engine: name=NAME cmd=COMMAND [proto=hub|dxp] [dir=DIR] [tc=..] "
+                   help="an engine: name=NAME cmd=COMMAND [proto=hub|hub1|dxp] [dir=DIR] [tc=..] "
                         "[depth=..] [nodes=..] [movetime=..] [option.PARAM=VALUE ...]")
     p.add_argument("--engines", help="a TOML or JSON file of engines")
     p.add_argument("--format", choices=FORMATS, default="round-robin",
