@@ -1,15 +1,22 @@
-"""A Hub engine that misbehaves on purpose, for the board's tests.
+"""A Hub engine that misbehaves on purpose, for the board's tests, or plays the first legal
+move, for the match runner's.
 
 ``python tests/fake_hub.py MODE``: it speaks the handshake, then on ``go``:
 
 * ``crash``: exits with code 3;
 * ``silent``: never answers (not even ``stop``);
 * ``illegal``: answers a move that is not legal (``done move=1-2``);
-* ``slowstart``: never finishes the handshake.
+* ``slowstart``: never finishes the handshake;
+* ``first``: answers the first legal move of the position it was given.
 """
+import shlex
 import sys
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "crash"
+if mode == "first":               # load the rules before the handshake: moves come at once
+    from engine import legal_moves, move_from_hub, move_to_hub, play, pos_from_hub, start_position
+    legal_moves(start_position())
+pos = None
 for line in sys.stdin:
     word = line.split()[0] if line.split() else ""
     if word == "hub":
@@ -22,9 +29,16 @@ for line in sys.stdin:
         print("pong", flush=True)
     elif word == "quit":
         break
+    elif word == "pos" and mode == "first":
+        args = dict(w.split("=", 1) for w in shlex.split(line)[1:])
+        pos = pos_from_hub(args["pos"])
+        for text in args.get("moves", "").split():
+            pos = play(pos, move_from_hub(pos, text))
     elif word == "go":
         if mode == "crash":
             sys.exit(3)
         if mode == "illegal":
             print("info depth=1 score=0.50", flush=True)
             print("done move=1-2", flush=True)
+        if mode == "first":
+            print(f"done move={move_to_hub(legal_moves(pos)[0])}", flush=True)

@@ -1,0 +1,47 @@
+"""A Hub version 1 engine (Scan 2.0's dialect) for the match runner's tests: it plays the
+first legal move, and exits with code 2 on any line that is not Hub-1 as the runner must
+send it, so a test sees a crash instead of a game.
+
+``python tests/fake_hub1.py``: ``hub`` -> ``id name fake-hub1`` ... ``wait``; ``init`` ->
+``ready``; ``ping`` -> ``pong``; ``new-game``; ``pos <position>``; ``level <moves> <ms>
+<ms>`` (three whole numbers); ``go`` -> ``info ...`` and ``move <move>``; ``quit``.
+"""
+import sys
+
+from engine import legal_moves, move_to_hub, pos_from_hub, start_position
+
+legal_moves(start_position())          # load the kernels before answering
+
+
+def out(line: str) -> None:
+    print(line, flush=True)
+
+
+pos = None
+level = None
+for line in sys.stdin:
+    words = line.split()
+    command, args = (words[0], words[1:]) if words else ("", [])
+    if command == "hub" and not args:
+        out("id name fake-hub1")
+        out("id version 1.0")
+        out("wait")
+    elif command == "init":
+        out("ready")
+    elif command == "ping":
+        out("pong")
+    elif command == "new-game":
+        pos = level = None
+    elif command == "pos" and len(args) == 1:
+        pos = pos_from_hub(args[0])
+    elif command == "level" and len(args) == 3 and all(a.isdigit() for a in args):
+        level = args
+    elif command == "go" and not args and pos is not None and level is not None:
+        out(f"info depth 1 score 0 level {' '.join(level)}")
+        out(f"move {move_to_hub(legal_moves(pos)[0])}")
+    elif command == "stop":
+        pass                       # a stop that crossed our answer
+    elif command == "quit":
+        break
+    else:
+        sys.exit(2)
