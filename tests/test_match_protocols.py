@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import BLACK, WHITE, egdb_build, egdb_load, egdb_value_name, get_variant, pos_from_fen
+from engine import BLACK, WHITE, egdb_dirs, egdb_load, egdb_value_name, get_variant, pos_from_fen
 from engine.pdn import read_pdn
 from protocol.hub.hub1 import level_line
 from protocol.tools.match import cli as match
@@ -29,8 +29,8 @@ def dxp(mode: str, requests: Path | None = None) -> str:
 
 
 @pytest.fixture(autouse=True)
-def no_databases(tmp_path, monkeypatch):
-    """No endgame databases unless a test builds them (the user's own are not read)."""
+def shipped_databases_only(tmp_path, monkeypatch):
+    """The endgame databases shipped with Rafle only (the user's own are not read)."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.chdir(ROOT)
 
@@ -155,15 +155,12 @@ def test_what_a_dxp_engine_sends_in_place_of_a_move_decides_the_game(tmp_path, c
     assert "lost on time" not in out
 
 
-def test_the_move_limit_is_adjudicated_by_the_endgame_databases(tmp_path, capsys):
-    root = tmp_path / "cache" / "rafle" / "egdb"
-    variant = get_variant("international")
-    egdb_build(root, variant, 3)
+def test_the_move_limit_is_adjudicated_by_the_shipped_endgame_databases(tmp_path, capsys):
     (tmp_path / "open.txt").write_text("W:WK46,47:B5\n")     # White wins
-    out, games = play_match(tmp_path, capsys, "--protocol", "dxp,hub",
-                            "--engine1", dxp("limit-stop"), "--engine2", HUB, "--tc", "1/60", "--games", "2",
+    out, games = play_match(tmp_path, capsys, "--protocol", "dxp,hub", "--engine1",
+                            dxp("limit-stop"), "--engine2", HUB, "--tc", "1/60", "--games", "2",
                             "--openings", str(tmp_path / "open.txt"), "--name1", "dxp")
-    tables = egdb_load(root, variant)
+    tables = egdb_load(egdb_dirs(), get_variant("international"))
     assert len(games) == 2
     for g in games:
         pos = g.game().position

@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from engine import WHITE, egdb_dir, egdb_load, egdb_value_name
+from engine import WHITE, egdb_dirs, egdb_load, egdb_value_name
 
 from .dxp_client import DxpGameEnd
 
@@ -34,8 +34,8 @@ class Verdict:
 
 
 class Databases:
-    """A variant's endgame databases (where ``rafle egdb build`` writes them), loaded at the
-    first probe and shared by the match's threads."""
+    """A variant's endgame databases (the user's, then those shipped with Rafle, where the
+    search finds them), loaded at the first probe and shared by the match's threads."""
 
     def __init__(self, variant):
         self.variant = variant
@@ -48,7 +48,7 @@ class Databases:
         hold it."""
         with self._lock:
             if not self._loaded:
-                self._tables = egdb_load(egdb_dir(), self.variant)
+                self._tables = egdb_load(egdb_dirs(), self.variant)
                 self._loaded = True
         if self._tables is None:
             return None

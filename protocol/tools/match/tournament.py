@@ -52,6 +52,7 @@ from engine import get_variant, write_pdn
 
 from ...about import summary
 from ...hub.client import EngineError
+from .adjudicate import Databases
 from .elo import signed
 from .engines import check_command, check_limit, clock_note
 from .ratings import fit_ratings
@@ -149,10 +150,11 @@ def schedule(n: int, form: str, games: int) -> list[tuple[int, int, int]]:
 class _PairMatch(Match):
     """The match runner for one pairing, with the tournament's engine descriptions."""
 
-    def __init__(self, args, specs: tuple[EngineSpec, EngineSpec], limits: list[Limit], out):
+    def __init__(self, args, specs: tuple[EngineSpec, EngineSpec], limits: list[Limit], out,
+                 databases: Databases):
         super().__init__(args, out, limits)
-        self.specs = specs
         self.dirs = [spec.dir for spec in specs]
+        self.databases = databases          # one copy for the whole event
 
 
 class Tournament:
@@ -172,6 +174,7 @@ class Tournament:
             check_limit(s.protocol, limit, s.options, self.variant, f"engine {s.name}")
         notes = [clock_note(s.protocol, limit, s.name) for s, limit in zip(specs, self.limits)]
         self.notes = [n for n in notes if n]
+        self.databases = Databases(self.variant)
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.done: dict[int, dict] = {}
@@ -240,7 +243,7 @@ class Tournament:
                 ns.depth = ns.nodes = ns.movetime = None
                 ns.tc = "1"                     # replaced by each engine's own limit below
                 self.pairings[(a, b)] = _PairMatch(ns, (A, B), [self.limits[a], self.limits[b]],
-                                                   self.out)
+                                                   self.out, self.databases)
             return self.pairings[(a, b)]
 
     # ----- output -----------------------------------------------------------------------
