@@ -108,7 +108,8 @@ def test_a_tournament_of_a_dxp_engine_that_ends_at_its_move_limit_and_a_hub1_eng
                             "--engine", "name=dxp", "proto=dxp", f"cmd={dxp('limit', requests)}",
                             "--engine", "name=old", "proto=hub1", f"cmd={HUB1}",
                             "--games", "2", "--tc", "4/60", "--max-plies", "30",
-                            "--concurrency", "1", "--init-timeout", "60"])
+                            "--concurrency", "1", "--init-timeout", "60",
+                            "--log", str(tmp_path / "log")])
     out = capsys.readouterr().out
     assert code == 0, out
     assert "dxp (DXP): GAMEREQ time field 001 and a move limit of 4: its clock is 60 s for the " \
@@ -126,6 +127,9 @@ def test_a_tournament_of_a_dxp_engine_that_ends_at_its_move_limit_and_a_hub1_eng
             assert g.result == "1-1" and g.tags["TimeControl"] in ("60+0", "4/60+0")
         else:               # Hub against Hub-1: both moved until the ply limit or the rules' end
             assert len(g.moves) >= 10 and ("move limit" == reason) == (len(g.moves) == 30)
+    # every DXP message and Hub line is in the log, the GAMEEND and its confirmation too
+    log = (tmp_path / "log").read_text()
+    assert log.count(".dxp <- E00") == log.count(".dxp -> E00") == 4 and ".old < go" in log
     # the engine was told 1 minute and 4 moves in every game, as follower of either colour
     assert sorted(requests.read_text().split("\n")[:-1]) == ["1.0 4 W"] * 2 + ["1.0 4 Z"] * 2
 

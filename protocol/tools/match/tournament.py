@@ -151,10 +151,11 @@ class _PairMatch(Match):
     """The match runner for one pairing, with the tournament's engine descriptions."""
 
     def __init__(self, args, specs: tuple[EngineSpec, EngineSpec], limits: list[Limit], out,
-                 databases: Databases):
+                 event: "Tournament"):
         super().__init__(args, out, limits)
         self.dirs = [spec.dir for spec in specs]
-        self.databases = databases          # one copy for the whole event
+        self.databases = event.databases    # one copy for the whole event
+        self.log_file, self.log_lock = event.log_file, event.log_lock   # one log too
 
 
 class Tournament:
@@ -175,6 +176,8 @@ class Tournament:
         notes = [clock_note(s.protocol, limit, s.name) for s, limit in zip(specs, self.limits)]
         self.notes = [n for n in notes if n]
         self.databases = Databases(self.variant)
+        self.log_file = None                # opened by run, shared by the pairings
+        self.log_lock = threading.Lock()
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.done: dict[int, dict] = {}
@@ -243,7 +246,7 @@ class Tournament:
                 ns.depth = ns.nodes = ns.movetime = None
                 ns.tc = "1"                     # replaced by each engine's own limit below
                 self.pairings[(a, b)] = _PairMatch(ns, (A, B), [self.limits[a], self.limits[b]],
-                                                   self.out, self.databases)
+                                                   self.out, self)
             return self.pairings[(a, b)]
 
     # ----- output -----------------------------------------------------------------------
@@ -401,7 +404,12 @@ class Tournament:
                 pair.aborted = True
                 pair.stop.set()
 
-        run_workers(self.worker, min(a.concurrency, max(left, 1)), interrupted)
+        self.log_file = open(a.log, "a", encoding="utf-8") if a.log else None
+        try:
+            run_workers(self.worker, min(a.concurrency, max(left, 1)), interrupted)
+        finally:
+            if self.log_file:
+                self.log_file.close()
         if self.error:
             print(f"rafle tournament: {self.error}", file=sys.stderr)
             return 1
@@ -444,6 +452,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--init-timeout", type=float, default=120.0,
                    help="seconds an engine may take to start (default 120)")
     p.add_argument("--event", default="rafle tournament", help="PDN Event tag")
+    p.add_argument("--log", help="append every line and DXP message to and from the engines to "
+                                 "this file")
     return p
 
 
