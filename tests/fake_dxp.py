@@ -9,7 +9,7 @@ connection; every GAMEREQ it gets is appended to GAMEREQ_FILE, one a line.  MODE
 * ``limit-stop``: the same with stop code 1 (``E01``), then leaves once confirmed;
 * ``resign``: sends ``E10`` (I lose) on its second move;
 * ``early``: sends ``E00`` on its second move, before any limit;
-* ``slow``: sleeps 1.5 times its GAMEREQ clock before its first move;
+* ``slow``: sends a CHAT, then sleeps 1.5 times its GAMEREQ clock before its first move;
 * ``backreq``: sends a BACKREQ instead of its first move.
 
 It confirms the runner's GAMEEND with ``E0<stop>`` only while a game runs (as Scan), and
@@ -52,6 +52,7 @@ def our_turn() -> bool:
         send(GameEnd(1 if mode == "resign" else 0, 0))
         return True
     if mode == "slow" and played == 0:
+        send(Chat("thinking"))
         time.sleep(minutes * 60 * 1.5)
     if mode == "backreq" and played == 0:
         send(BackReq(1, True))

@@ -142,7 +142,8 @@ def test_a_dxp_engine_is_timed_by_the_clock_its_gamereq_gave_it(tmp_path, capsys
     assert "slowpoke (DXP): GAMEREQ time field .05 and no move limit: its clock is 3 s for the " \
            "game (DXP has no increment: the 0.5 s is not given)" in out
     assert requests.read_text() == "0.05 0 Z\n"
-    assert games[0].tags["Termination"] == "slowpoke lost on time (no move within 3.000s)"
+    assert games[0].tags["Termination"] == ("slowpoke lost on time (no move within 3.000s; it "
+                                            "sent CHAT 'thinking')")
 
 
 @pytest.mark.parametrize("mode, expected, result", [

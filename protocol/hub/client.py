@@ -32,7 +32,12 @@ class EngineError(Exception):
 
 class EngineTimeout(EngineError):
     """The engine said nothing by the deadline (on a clock: a loss on time), and had sent
-    nothing else in its place."""
+    nothing else in its place; ``said`` quotes what it sent that may come at any time (a
+    DXP CHAT)."""
+
+    def __init__(self, message: str, said: str = ""):
+        super().__init__(message)
+        self.said = said
 
 
 class EngineProtocolError(EngineError):

@@ -200,9 +200,11 @@ class DxpClient:
             if text is None and others:
                 raise EngineProtocolError(f"{self.name} sent {', '.join(others)} instead of a "
                                           f"{kind.__name__}")
+            if text is None and kind is MoveMsg:
+                said = ", ".join(f"CHAT {c!r}" for c in chats)
+                raise EngineTimeout(f"{self.name}: no {kind.__name__} in time", said)
             if text is None:
-                error = EngineTimeout if kind is MoveMsg else EngineError
-                raise error(f"{self.name}: no {kind.__name__} in time")
+                raise EngineError(f"{self.name}: no {kind.__name__} in time")
             msg = decode(text)
             if isinstance(msg, kind):
                 return msg

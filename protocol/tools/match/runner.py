@@ -244,7 +244,8 @@ class Match:
         with self.lock:
             if isinstance(err, EngineTimeout) and limit.clock:
                 self.stats[e].time_losses += 1
-                return f"{name} lost on time (no move within {budget:.3f}s)"
+                said = f"; it sent {err.said}" if err.said else ""
+                return f"{name} lost on time (no move within {budget:.3f}s{said})"
             self.stats[e].crashes += 1
         if isinstance(err, EngineProtocolError):
             return f"{name} broke the protocol: {err}"
