@@ -2,9 +2,10 @@
 first legal move, and exits with code 2 on any line that is not Hub-1 as the runner must
 send it, so a test sees a crash instead of a game.
 
-``python tests/fake_hub1.py``: ``hub`` -> ``id name fake-hub1`` ... ``wait``; ``init`` ->
-``ready``; ``ping`` -> ``pong``; ``new-game``; ``pos <position>``; ``level <moves> <ms>
-<ms>`` (three whole numbers); ``go`` -> ``info ...`` and ``move <move>``; ``quit``.
+``python tests/fake_hub1.py``, as Scan 2.0's src/main.cpp: ``hub`` -> ``name fake-hub1``,
+``author``, ``country``, ``wait``; ``init`` -> ``ready``; ``ping`` -> ``pong``; ``new``;
+``pos <position>`` (which forgets the limit, as Scan's does); ``level <moves> <ms> <ms>``
+(three whole numbers) or ``time <ms>``; ``go`` -> ``info ...`` and ``move <move>``; ``quit``.
 """
 import sys
 
@@ -23,18 +24,21 @@ for line in sys.stdin:
     words = line.split()
     command, args = (words[0], words[1:]) if words else ("", [])
     if command == "hub" and not args:
-        out("id name fake-hub1")
-        out("id version 1.0")
+        out("name fake-hub1")
+        out("author nobody")
+        out("country nowhere")
         out("wait")
     elif command == "init":
         out("ready")
     elif command == "ping":
         out("pong")
-    elif command == "new-game":
+    elif command == "new" and not args:
         pos = level = None
     elif command == "pos" and len(args) == 1:
-        pos = pos_from_hub(args[0])
+        pos, level = pos_from_hub(args[0]), None
     elif command == "level" and len(args) == 3 and all(a.isdigit() for a in args):
+        level = args
+    elif command == "time" and len(args) == 1 and args[0].isdigit():
         level = args
     elif command == "go" and not args and pos is not None and level is not None:
         out(f"info depth 1 score 0 level {' '.join(level)}")

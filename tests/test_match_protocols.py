@@ -93,7 +93,7 @@ def test_the_gamereq_time_field_is_the_dxp_engines_clock():
 def test_hub1_level_lines_are_moves_and_milliseconds():
     assert level_line(["time=12.000 inc=0.1"]) == "level 0 12000 100"
     assert level_line(["moves=5 time=3.5 inc=0"]) == "level 5 3500 0"
-    assert level_line(["move-time=0.25"]) == "level 1 250 0"
+    assert level_line(["move-time=0.25"]) == "time 250"
     with pytest.raises(ValueError):
         level_line(["depth=3"])
 

@@ -1,19 +1,21 @@
 """A client for Hub version 1 engines (Hub-1: Scan 2.0 and Hub 1.0's dialect, a UCI subset).
 
 It differs from version 2 (:class:`~.client.HubClient`, whose process handling, timing and
-error handling it keeps) in the lines of a search and of the introduction:
+error handling it keeps) in the lines of a search, of a new game and of the introduction, as
+Scan 2.0's ``hub_loop`` (its src/main.cpp) reads and writes them:
 
 * a search is ``pos <position>`` (the Hub position string of the position to search: Hub-1
-  carries no moves, so the engine does not see the game's earlier positions),
-  ``level <moves> <time> <increment>`` (moves to the next time control, 0 for the whole
-  game; the time left and the increment in milliseconds) and ``go``; the answer is
-  ``move <move>``, after any ``info`` lines;
-* the engine introduces itself with plain words (``id name Scan``) and ends with ``wait``;
-  ``init`` is answered ``ready``, ``ping`` ``pong``, as in version 2;
+  carries no moves, so the engine does not see the game's earlier positions; ``pos`` also
+  resets the engine's limits, so the limit comes after it), then ``level <moves> <time>
+  <increment>`` (moves to the next time control, 0 for the whole game; the time left and the
+  increment in whole milliseconds) or ``time <ms>`` (a fixed time for this move), then
+  ``go``; the answer is ``move <move> [<ponder move>]``, after any ``info`` lines;
+* a new game is ``new`` (version 2's ``new-game``);
+* the engine introduces itself with ``name ...`` (and ``author``, ``country``) and ends with
+  ``wait``; ``init`` is answered ``ready``, ``ping`` ``pong``, as in version 2;
 * there are no parameters to set (the match runner refuses options for such an engine).
 
-A move time is sent as one move in that many milliseconds (``level 1 <ms> 0``); Hub-1 has no
-depth or node limit.
+Hub-1 has no depth or node limit.
 """
 from __future__ import annotations
 
@@ -23,13 +25,13 @@ from .client import HubClient, parse_line
 
 
 def level_line(level: list[str]) -> str:
-    """The Hub-1 ``level`` line for the version 2 ``level`` arguments the runner gives
-    (``moves=.. time=.. inc=..`` or ``move-time=..``, in seconds)."""
+    """The Hub-1 limit line (``level ...`` or ``time <ms>``) for the version 2 ``level``
+    arguments the runner gives (``moves=.. time=.. inc=..`` or ``move-time=..``, seconds)."""
     args: dict[str, str] = {}
     for text in level:
         args.update(parse_line(f"level {text}")[1])
     if "move-time" in args:
-        return f"level 1 {_ms(args['move-time'])} 0"
+        return f"time {_ms(args['move-time'])}"
     if "time" not in args:
         raise ValueError("a Hub version 1 engine needs a clock or a move time")
     return f"level {int(args.get('moves', 0))} {_ms(args['time'])} {_ms(args.get('inc', '0'))}"
@@ -46,9 +48,14 @@ class Hub1Client(HubClient):
 
     def _intro(self, line: str) -> bool:
         words = line.split()
-        if words[:2] == ["id", "name"] and len(words) > 2:
+        if words[:1] == ["name"] and len(words) > 1:              # Scan 2.0: name Scan 2.0
+            self.name = " ".join(words[1:])
+        elif words[:2] == ["id", "name"] and len(words) > 2:     # as version 2 writes it
             self.name = " ".join(words[2:])
         return words[:1] == ["wait"]
+
+    def new_game(self) -> None:
+        self.send("new")
 
     def _ask(self, position: str, moves: list[str], level: list[str], analyze: bool) -> None:
         pos = pos_from_hub(position)
