@@ -37,9 +37,9 @@ from .position import start_position
 
 try:
     from numba import cuda
-except ImportError as exc:            # a numba without its CUDA target, and no numba-cuda
+except Exception as exc:     # no CUDA target in numba nor numba-cuda; a bad NUMBA_CUDA_DRIVER...
     cuda = None
-    _NO_CUDA = f"numba.cuda cannot be imported ({exc})"
+    _NO_CUDA = "numba.cuda cannot be loaded: " + " ".join(str(exc).split())
 
 SIMULATED = bool(config.ENABLE_CUDASIM)
 BLOCK = 8 if SIMULATED else 64        # threads per block (the simulator runs each as a thread)
