@@ -113,27 +113,29 @@ def _most_threads(device) -> int:
     return getattr(device, "MULTIPROCESSOR_COUNT", 1) * THREADS_PER_SM
 
 
-def _threads_for(depth: int, rows: int, most: int) -> int:
-    """Threads for a launch: no more than rows, ``most`` or the device memory allows."""
+def new_scratch(depth: int, rows: int, most: int) -> tuple:
+    """Scratch in device memory for the threads of launches that walk ``rows`` rows of
+    ``depth`` plies: per thread, its move lists, capture-search state and walk stack.  As
+    many threads as there are rows, at most ``most`` and what half the free memory holds."""
+    depth = max(depth, 1)
     free = cuda.current_context().get_memory_info()[0]
     fit = int(min(free * MEMORY_SHARE, 1 << 62) // _scratch_bytes(depth))
     n = min(most, fit, -(-rows // BLOCK) * BLOCK)
     if n < 1:
         raise NoGpu(f"too little device memory for a walk of {depth} plies")
-    return n
+    return (cuda.device_array((n, depth, MAX_MOVES, 4), dtype=np.int64),
+            cuda.device_array((n, STATE_SIZE), dtype=np.int64),
+            cuda.device_array((n, depth, counting.WALK_STACK), dtype=np.int64))
 
 
 def launch(rows: np.ndarray, depth: int, bulk: bool, paths: bool, variant,
-           most: int) -> np.ndarray:
+           scratch: tuple) -> np.ndarray:
     """The count of each row's subtree of ``depth`` plies (``rows`` as in
-    :func:`engine.counting.children`; their paths are not applied), on at most ``most``
-    threads."""
-    n = _threads_for(depth, len(rows), most)
+    :func:`engine.counting.children`; their paths are not applied), one launch on the
+    threads of ``scratch`` (:func:`new_scratch`)."""
+    n = scratch[0].shape[0]
     d_rows = cuda.to_device(np.ascontiguousarray(rows[:, :4]))
     counts = cuda.device_array(len(rows), dtype=np.int64)
-    scratch = (cuda.device_array((n, depth, MAX_MOVES, 4), dtype=np.int64),
-               cuda.device_array((n, STATE_SIZE), dtype=np.int64),
-               cuda.device_array((n, depth, counting.WALK_STACK), dtype=np.int64))
     queue = cuda.to_device(np.zeros(1, dtype=np.int64))
     stop = cuda.to_device(np.zeros(1, dtype=np.int64))
     V, S = cuda.to_device(variant.table), cuda.to_device(variant.steps)
@@ -174,19 +176,20 @@ def _count_group(tasks: list[Subtree], bulk: bool, paths: bool, most: int):
         depth -= 1
     # Subtree j's rows are starts[j]:starts[j + 1] (the rows keep their subtrees' order).
     starts = np.searchsorted(rows[:, 5], np.arange(len(tasks) + 1))
+    scratch = new_scratch(depth, len(rows), most) if len(rows) else None
     first = 0
     while first < len(tasks):
         last = first + 1
         while last < len(tasks) and starts[last] - starts[first] < want:
             last += 1
         sums = _count_slice(rows[starts[first]:starts[last]], depth, bulk, paths, variant,
-                            most, buf, state, first, last - first)
+                            scratch, buf, state, first, last - first)
         for j in range(first, last):
             yield tasks[j], int(sums[j - first])
         first = last
 
 
-def _count_slice(rows, depth, bulk, paths, variant, most, buf, state, first, n):
+def _count_slice(rows, depth, bulk, paths, variant, scratch, buf, state, first, n):
     """The counts of subtrees ``first`` .. ``first + n - 1`` from their rows: one launch,
     the rows with most moves first (they tend to have the largest subtrees)."""
     sums = np.zeros(n, dtype=np.int64)
@@ -195,6 +198,6 @@ def _count_slice(rows, depth, bulk, paths, variant, most, buf, state, first, n):
     moves = counting.move_counts(rows, variant.table, variant.steps, buf, state)
     order = np.argsort(-moves, kind="stable")
     counts = np.empty(len(rows), dtype=np.int64)
-    counts[order] = launch(rows[order], depth, bulk, paths, variant, most)
+    counts[order] = launch(rows[order], depth, bulk, paths, variant, scratch)
     np.add.at(sums, rows[:, 5] - first, counts * rows[:, 4])
     return sums

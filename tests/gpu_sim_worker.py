@@ -28,7 +28,7 @@ def main() -> None:
     import numpy as np
 
     from engine import get_variant, move_to_hub, parse_position, perft_divide
-    from engine.gpu_perft import gpu_counter, launch
+    from engine.gpu_perft import gpu_counter, launch, new_scratch
     from protocol.cli import main as cli
 
     request = json.load(sys.stdin)
@@ -49,7 +49,8 @@ def main() -> None:
         v = get_variant(variant)
         rows = np.array([[*parse_position(f, v).words, 1, i] for i, f in enumerate(fens)],
                         dtype=np.int64)
-        answer["rows"].append(launch(rows, depth, bulk, paths, v, THREADS).tolist())
+        answer["rows"].append(
+            launch(rows, depth, bulk, paths, v, new_scratch(depth, len(rows), THREADS)).tolist())
     for argv in request.get("cli", []):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
