@@ -161,6 +161,18 @@ def test_without_a_gpu_it_says_so_and_exits_2():
     assert len(done.stderr.strip().splitlines()) == 1
 
 
+def test_the_gpu_check_script_runs_its_smoke_test():
+    """perft/gpu_check.py, meant for a machine with a GPU, at tiny depths under the simulator
+    (its --smoke sets NUMBA_ENABLE_CUDASIM itself)."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    done = subprocess.run([sys.executable, "-m", "perft.gpu_check", "--smoke"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "GPU: CUDA simulator" in done.stdout
+    last = done.stdout.strip().splitlines()[-1]
+    assert last.startswith("checks: 18 ok, 0 mismatched, 0 unchecked, 0 skipped"), last
+
+
 @pytest.mark.parametrize("args", [["--gpu", "--hash", "16"], ["--gpu", "--ray"]])
 def test_gpu_does_not_go_with_ray_or_hash(args, capsys):
     assert cli(["perft", *args]) == 2
