@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .book import book_arrays, book_key, read_book, shipped_book
     from .egdb import (EgdbError, egdb_build, egdb_dir, egdb_dirs, egdb_load, egdb_slice_counts,
                        egdb_slice_size, egdb_slices, egdb_value_name)
-    from .errors import BadInput
+    from .errors import BadInput, NoGpu
     from .eval import eval_tables
     from .game import Game, Outcome
     from .install import install_command
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from .pdn import read_pdn, write_pdn
     from .counting import new_perft_table
     from .divide import new_stop_flag, perft, perft_divide, set_stop, warm_up
+    from .gpu_perft import gpu_counter, gpu_name
     from .position import (BLACK, WHITE, Move, Position, allowed_moves, legal_moves, play,
                            start_position)
     from .limits import Info, Limits, Result
@@ -65,9 +66,14 @@ def __getattr__(name: str):
     return value
 
 
+# Loaded only by whoever asks for their names: the GPU perft (``numba.cuda``).
+_ON_DEMAND = {"gpu_perft"}
+
+
 def load() -> None:
-    """Import every kernel-backed module now (numba and its cache: about a second warm)."""
-    for module in set(_WHERE.values()):
+    """Import every kernel-backed module now (numba and its cache: about a second warm),
+    but those loaded on demand only."""
+    for module in set(_WHERE.values()) - _ON_DEMAND:
         import_module(f".{module}", __name__)
 
 

@@ -226,21 +226,35 @@ def _count_man_captures(men, prey, opp, kings, empty, turn, V, S, out, state):
     return count
 
 
+# Per ply of a walk's stack: the position, its move count, the next move's index and the
+# number of paths that lead to the position.
+WALK_STACK = 7
+
+
 @njit(cache=True, nogil=True)
 def perft(white, black, kings, turn, depth, bulk, V, S, buf, state, stop):
     """Leaf count at ``depth`` plies; ``bulk`` counts the last ply without making it.
+    ``stop[0]``, set by another thread, ends the count early: -1 is returned.  The walk
+    is :func:`walk`, on a stack of its own."""
+    return walk(white, black, kings, turn, depth, bulk, V, S, buf, state, stop,
+                np.empty((max(depth, 1), WALK_STACK), dtype=np.int64))
 
-    Iterative (numba cannot cache recursive kernels): ``buf[ply]`` holds the move
-    list of each ply, ``stack`` the position, the next move index and the number of
-    paths that lead to the position (always 1 unless ``state`` is in the capture-path
-    mode: a move reached by k paths counts its subtree k times).  ``stop[0]``, set by
-    another thread, ends the count early (checked every 4096 moves): -1 is returned.
+
+@njit(cache=True, nogil=True)
+def walk(white, black, kings, turn, depth, bulk, V, S, buf, state, stop, stack):
+    """:func:`perft` on the caller's ``stack`` (``depth`` rows of ``WALK_STACK``): the
+    GPU's threads walk their subtrees with it too (:mod:`engine.gpu_perft`).
+
+    Iterative (numba cannot cache recursive kernels, and a GPU thread has no room to
+    recurse): ``buf[ply]`` holds the move list of each ply, ``stack`` the position, the
+    next move index and the number of paths that lead to the position (always 1 unless
+    ``state`` is in the capture-path mode: a move reached by k paths counts its subtree
+    k times).  ``stop[0]`` is checked every 4096 moves.
     """
     if depth == 0:
         return 1
     if bulk and depth == 1:
         return count_moves(white, black, kings, turn, V, S, buf[0], state)
-    stack = np.empty((depth, 7), dtype=np.int64)
     stack[0, 0] = white
     stack[0, 1] = black
     stack[0, 2] = kings
@@ -284,6 +298,47 @@ def perft(white, black, kings, turn, depth, bulk, V, S, buf, state, stop):
             stack[ply, 5] = 0
             stack[ply, 6] = weight
     return total
+
+
+# ----- a tree cut into many subtrees, as arrays ---------------------------------------
+# A row of a frontier: white, black, kings, turn, the number of paths that lead to the
+# position (1 unless counting capture paths) and the index of the subtree it belongs to.
+FRONTIER_ROW = 6
+
+
+@njit(cache=True, nogil=True)
+def children(rows, V, S, buf, state):
+    """The frontier one ply below ``rows`` (``FRONTIER_ROW`` columns): a row per move of
+    each position, in generation order, with its paths and subtree index carried down
+    (positions without a move have no row).  ``buf`` is one move list.  For splitting a
+    tree into more subtrees than :func:`engine.divide.split`'s Python objects can hold."""
+    total = 0
+    for i in range(rows.shape[0]):
+        total += generate(rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3], V, S, buf, state)
+    out = np.empty((total, FRONTIER_ROW), dtype=np.int64)
+    j = 0
+    for i in range(rows.shape[0]):
+        n = generate(rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3], V, S, buf, state)
+        for r in range(n):
+            w, b, k, t = make(rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3],
+                              buf[r, 0], buf[r, 1], buf[r, 2], buf[r, 3])
+            out[j, 0] = w
+            out[j, 1] = b
+            out[j, 2] = k
+            out[j, 3] = t
+            out[j, 4] = rows[i, 4] * paths_of(buf[r, 3])
+            out[j, 5] = rows[i, 5]
+            j += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def move_counts(rows, V, S, buf, state):
+    """The number of moves of each row's position (:func:`count_moves`)."""
+    out = np.empty(rows.shape[0], dtype=np.int64)
+    for i in range(rows.shape[0]):
+        out[i] = count_moves(rows[i, 0], rows[i, 1], rows[i, 2], rows[i, 3], V, S, buf, state)
+    return out
 
 
 # ----- perft with a hash table of subtree counts ------------------------------------

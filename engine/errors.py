@@ -3,3 +3,7 @@
 
 class BadInput(ValueError):
     """Input that cannot be understood or is illegal; the message says what and where."""
+
+
+class NoGpu(RuntimeError):
+    """``--gpu`` asked for, and no CUDA GPU can count: the message says why."""

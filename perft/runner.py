@@ -10,8 +10,8 @@ import json
 import os
 import sys
 
-from engine import (BadInput, get_variant, install_command, move_to_hub, new_perft_table, parse_position, perft,
-                    pos_to_fen, start_position, warm_up)
+from engine import (BadInput, NoGpu, get_variant, install_command, move_to_hub, new_perft_table,
+                    parse_position, perft, pos_to_fen, start_position, warm_up)
 
 from .cluster import count_on_ray
 from .progress import compiling
@@ -75,6 +75,9 @@ def build_parser() -> _Parser:
                    help="count the subtrees (after each root move and reply, or --split) as Ray tasks: on a "
                         "local Ray instance without ADDRESS, or on the cluster at ADDRESS ('auto', "
                         "'ray://host:port'); needs Ray: " + install_command("cluster"))
+    p.add_argument("--gpu", action="store_true",
+                   help="count the subtrees on a CUDA GPU (same counts, divide and JSON); needs "
+                        "an NVIDIA GPU with its driver and numba-cuda: " + install_command("gpu"))
     p.add_argument("--split", type=int, default=None, metavar="PLIES",
                    help="cut the tree into a task per line of PLIES moves from the root, for "
                         "--threads and --ray (default 2; more tasks balance many cores better)")
@@ -116,12 +119,13 @@ class _Progress:
 
 
 def _run(pos, depth, bulk, quiet, label, paths=False, threads=1, table=None, ray=False,
-         plies=None) -> Count:
+         plies=None, gpu=None) -> Count:
     progress = _Progress(not quiet, label)
     try:
         if ray and depth > (plies or 2):
             return count_on_ray(pos, depth, bulk, progress, paths, plies or 2)
-        return count(pos, depth, bulk, progress, paths, threads, table, plies)
+        counter = None if gpu is None else gpu(bulk, paths)
+        return count(pos, depth, bulk, progress, paths, threads, table, plies, counter)
     finally:
         progress.close()
 
@@ -133,30 +137,55 @@ def _print_divide(result: Count) -> None:
           f"{_rate(result.nodes, result.seconds)} nodes/s")
 
 
-def _header(pos, variant, args) -> str:
+def _header(pos, variant, args, gpu: str | None = None) -> str:
     """The first line of a perft by depths: the position and how it counts."""
     how = ["bulk" if args.bulk else "every leaf"]
     if args.paths:
         how.append("every capture path")
     if args.hash:
         how.append(f"hash table {args.hash} MB: the speed is not the generator's")
+    if gpu is not None:
+        how.append(f"GPU: {gpu}")
     return f"perft {pos_to_fen(pos)} ({variant.name}, {', '.join(how)})"
+
+
+class _GpuCounters:
+    """The GPU's subtree counters, one per way of counting, each made (and its kernel
+    compiled) once, before the first count's clock starts."""
+
+    def __init__(self):
+        from engine import gpu_counter
+        self.make = gpu_counter
+        self.made = {}
+
+    def __call__(self, bulk: bool, paths: bool):
+        if (bulk, paths) not in self.made:
+            with compiling("the GPU kernel"):
+                self.made[(bulk, paths)] = self.make(bulk, paths)
+        return self.made[(bulk, paths)]
 
 
 def run_depths(args) -> int:
     variant = get_variant(args.variant or "international")
     pos = parse_position(args.fen, variant)
+    name = gpu = None
+    if args.gpu:
+        from engine import gpu_name
+        name = gpu_name()               # NoGpu at once where there is none
     if not args.json and not args.divide:
-        print(_header(pos, variant, args), flush=True)
+        print(_header(pos, variant, args, name), flush=True)
     with compiling("the move generator"):
         warm_up()
+    if args.gpu:
+        gpu = _GpuCounters()
+        gpu(args.bulk, args.paths)
     table = None
     if args.hash:
         table = new_perft_table(args.hash)
         perft(pos, 1, table=new_perft_table(1))         # compiled before the clock starts
     if args.divide:
         result = _run(pos, args.depth, args.bulk, args.quiet, f"divide {args.depth}", args.paths,
-                      args.threads, table, args.ray is not None, args.split)
+                      args.threads, table, args.ray is not None, args.split, gpu)
         if args.json:
             print(json.dumps({"depth": args.depth, "nodes": result.nodes,
                               "seconds": round(result.seconds, 6),
@@ -168,7 +197,7 @@ def run_depths(args) -> int:
         print(f"{'depth':>5} {'nodes':>16} {'seconds':>10} {'nodes/s':>14}")
     for depth in range(1, args.depth + 1):
         result = _run(pos, depth, args.bulk, args.quiet, f"depth {depth}", args.paths,
-                      args.threads, table, args.ray is not None, args.split)
+                      args.threads, table, args.ray is not None, args.split, gpu)
         if args.json:
             print(json.dumps({"depth": depth, "nodes": result.nodes,
                               "seconds": round(result.seconds, 6)}), flush=True)
@@ -181,9 +210,12 @@ def run_depths(args) -> int:
 def run_suite(args) -> int:
     entries = load_suite(args.suite)
     sel = select(entries, args.variant, args.max_nodes)
+    gpu = _GpuCounters() if args.gpu else None
     if sel.cases:
         with compiling("the move generator"):
             warm_up()
+        for paths in {case.paths for case in sel.cases} if gpu else ():
+            gpu(args.bulk, paths)
         if args.hash:
             perft(start_position(), 1, table=new_perft_table(1))
     ok = bad = 0
@@ -198,7 +230,7 @@ def run_suite(args) -> int:
             continue
         table = new_perft_table(args.hash) if args.hash else None   # one convention per table
         result = _run(case.pos, case.depth, args.bulk, args.quiet, name, case.paths,
-                      args.threads, table, args.ray is not None, args.split)
+                      args.threads, table, args.ray is not None, args.split, gpu)
         good = all(n == result.nodes for n in case.expected)
         ok += good
         bad += not good
@@ -272,6 +304,8 @@ def main(argv: list[str]) -> int:
             raise ArgumentError(f"--hash must be between 0 and {MAX_HASH_MB} MB, got {args.hash}")
         if args.ray is not None and args.hash:
             raise ArgumentError("--ray and --hash do not go together (each task counts alone)")
+        if args.gpu and (args.ray is not None or args.hash):
+            raise ArgumentError("--gpu counts alone: not with --ray or --hash")
         if args.suite:
             if args.divide or args.fen != "startpos" or args.paths:
                 raise ArgumentError("--suite takes --variant, --max-nodes, --no-bulk, --threads, "
@@ -289,6 +323,10 @@ def main(argv: list[str]) -> int:
         return 2
     except BadInput as exc:
         print(f"rafle perft: {exc}", file=sys.stderr)
+        return 2
+    except NoGpu as exc:
+        print(f"rafle perft: no CUDA GPU found: {exc} (--gpu needs an NVIDIA GPU, its driver "
+              f"and numba-cuda: {install_command('gpu')})", file=sys.stderr)
         return 2
     except SystemExit as exc:    # --help
         return int(exc.code or 0)
