@@ -304,6 +304,9 @@ def test_follower_accepts_and_moves_first_as_white_after_a_pause():
     assert peer.expect() == "M0000312600"          # first legal move of the start: 31-26
     # GAMEACC and MOVE were not sent together: PAUSE apart, whether the link waited for it
     # (link.pauses) or the move took that long to find on a loaded machine.
+    deadline = time.monotonic() + 10
+    while len(sent) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)            # the session notes the time just after the peer reads
     assert sent[1] - sent[0] >= dxp_link.PAUSE - 0.005
     assert session.link.pauses <= 1
     peer.send("M0000192300")
