@@ -78,3 +78,11 @@ def test_depth_times_command_reports_each_position_and_the_summary(capsys):
     assert out[1].split()[0] == "start" and out[1].split()[4:7] == ["4", "4", "4"]
     assert out[2].startswith("time to depth 12: median        -   over 0 of 1")
     assert out[-1] == "branching factor 12-18: no position reached depth 18"
+
+
+def test_a_shorter_run_reports_only_the_budgets_it_can_answer():
+    assert depthtimes.budgets(10.0) == (1.0, 5.0) and depthtimes.budgets(20.0) == (1.0, 5.0, 20.0)
+    rows = [(12, 0, 0.5), (13, 0, 3.0)]
+    lines = depthtimes.summary([depthtimes.Run("a", "", rows)], max_time=10.0)
+    assert [line for line in lines if line.startswith("depth in")] == [
+        "depth in    1 s: median 12.0  min 12  max 12", "depth in    5 s: median 13.0  min 13  max 13"]

@@ -18,7 +18,8 @@ import sys
 import time
 from typing import TextIO
 
-from engine import BLACK, VARIANTS, WHITE, BadInput, get_variant
+from engine import BLACK, VARIANTS, WHITE, BadInput, get_variant, warm_up
+from perft.progress import compiling
 
 from ..levels import LEVELS, parse_level
 from .board import wants_color
@@ -162,6 +163,8 @@ def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = N
     term.write(f"Rafle: {variant.name} draughts. White: {s.who(WHITE)}, Black: "
                f"{s.who(BLACK)}; level {s.level_text()}. "
                "Type help for the commands.")
+    with compiling("the move generator"):
+        warm_up(counting=False)    # the rules' kernels, before the board needs them
     if args.load:
         _run(s, term, f"load {args.load}")
     elif args.setup:

@@ -73,14 +73,19 @@ def search_one(label: str, fen: str, max_depth: int, max_time: float,
     return Run(label, fen, rows)
 
 
-def summary(runs: list[Run]) -> list[str]:
+def budgets(max_time: float) -> tuple[float, ...]:
+    """The budgets a run of ``max_time`` seconds can answer (a depth within 20 s needs 20 s)."""
+    return tuple(b for b in BUDGETS if b <= max_time)
+
+
+def summary(runs: list[Run], max_time: float = BUDGETS[-1]) -> list[str]:
     """The report's closing lines: medians over the positions, and the branching factor."""
     out = []
     for depth in DEPTHS:
         times = [t for r in runs if (t := r.time_to(depth)) is not None]
         med = f"{statistics.median(times):8.3f} s" if times else "       -  "
         out.append(f"time to depth {depth}: median {med} over {len(times)} of {len(runs)} positions")
-    for seconds in BUDGETS:
+    for seconds in budgets(max_time):
         depths = [r.depth_within(seconds) for r in runs]
         out.append(f"depth in {seconds:4.0f} s: median {statistics.median(depths):4.1f}"
                    f"  min {min(depths)}  max {max(depths)}")
@@ -98,15 +103,16 @@ def report(cases: list[tuple[str, str]], max_depth: int, max_time: float,
            options: dict[str, str], emit=print) -> list[Run]:
     """Search every (label, fen) of ``cases``; emit a line per position and the summary."""
     emit(f"{'position':<10} " + " ".join(f"{'t' + str(d):>8}" for d in DEPTHS)
-         + " " + " ".join(f"{'d@' + format(s, '.0f') + 's':>6}" for s in BUDGETS) + "   nodes")
+         + " " + " ".join(f"{'d@' + format(s, '.0f') + 's':>6}" for s in budgets(max_time))
+         + "   nodes")
     runs = []
     for label, fen in cases:
         run = search_one(label, fen, max_depth, max_time, options)
         runs.append(run)
         cells = [run.time_to(d) for d in DEPTHS]
         emit(f"{label:<10} " + " ".join(f"{c:8.3f}" if c is not None else f"{'-':>8}" for c in cells)
-             + " " + " ".join(f"{run.depth_within(s):>6}" for s in BUDGETS)
+             + " " + " ".join(f"{run.depth_within(s):>6}" for s in budgets(max_time))
              + f"   {run.rows[-1][1] if run.rows else 0}")
-    for line in summary(runs):
+    for line in summary(runs, max_time):
         emit(line)
     return runs
