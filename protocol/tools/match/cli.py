@@ -24,6 +24,16 @@ def _option(text: str) -> tuple[str, str]:
     return name, value
 
 
+def add_engine_guards(p: argparse.ArgumentParser) -> None:
+    """The limits past which an engine loses or is given up (rafle match and tournament)."""
+    p.add_argument("--time-margin", type=float, default=0.0,
+                   help="seconds an engine may overstep its clock before losing (default 0)")
+    p.add_argument("--hang-timeout", type=float, default=30.0,
+                   help="seconds past its limit after which a silent engine has hung (default 30)")
+    p.add_argument("--init-timeout", type=float, default=120.0,
+                   help="seconds an engine may take to start, hub ... ready (default 120)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rafle match", description=summary(__doc__))
     p.add_argument("--engine1", default="rafle hub", help="command of engine 1 (default: rafle hub)")
@@ -45,12 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--movetime", help="seconds per move, or with a unit: 2s, 1m ('a,b': per engine)")
     p.add_argument("--depth", help="depth per move ('a,b': per engine)")
     p.add_argument("--nodes", help="nodes per move ('a,b': per engine)")
-    p.add_argument("--time-margin", type=float, default=0.0,
-                   help="seconds an engine may overstep its clock before losing (default 0)")
-    p.add_argument("--hang-timeout", type=float, default=30.0,
-                   help="seconds past its limit after which a silent engine has hung")
-    p.add_argument("--init-timeout", type=float, default=120.0,
-                   help="seconds an engine may take to start (hub ... ready)")
+    add_engine_guards(p)
     p.add_argument("--concurrency", type=concurrency, default=1,
                    help="games played at a time, each by its own two engines (default 1, at most "
                         "the number of cores)")

@@ -56,7 +56,7 @@ from .adjudicate import Databases
 from .elo import signed
 from .engines import check_command, check_limit, clock_note
 from .ratings import fit_ratings
-from .cli import build_parser as match_parser
+from .cli import add_engine_guards, build_parser as match_parser
 from .runner import TC_FORMS, Limit, Match, concurrency, parse_tc, run_workers
 from .score import GameResult
 
@@ -445,12 +445,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop after this many games (the state keeps them; run again to go on)")
     p.add_argument("--state", default="tournament.json", help="the state file (default tournament.json)")
     p.add_argument("--pdn", default="tournament.pdn", help="every game (default tournament.pdn)")
-    p.add_argument("--time-margin", type=float, default=0.0,
-                   help="seconds an engine may overstep its clock before losing (default 0)")
-    p.add_argument("--hang-timeout", type=float, default=30.0,
-                   help="seconds past its limit after which a silent engine has hung (default 30)")
-    p.add_argument("--init-timeout", type=float, default=120.0,
-                   help="seconds an engine may take to start (default 120)")
+    add_engine_guards(p)
     p.add_argument("--event", default="rafle tournament", help="PDN Event tag")
     p.add_argument("--log", help="append every line and DXP message to and from the engines to "
                                  "this file")
