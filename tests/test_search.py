@@ -13,7 +13,7 @@ import time
 import pytest
 
 from engine import (
-    BLACK, INTERNATIONAL, WHITE, Position, legal_moves, move_from_hub, play, pos_from_fen,
+    BLACK, INTERNATIONAL, WHITE, Position, get_variant, legal_moves, move_from_hub, play, pos_from_fen,
     start_position,
 )
 from engine import eval as ev
@@ -476,8 +476,9 @@ def test_options_are_validated():
     s = Searcher(16)
     names = [o.name for o in s.options()]
     assert names == ["tt-size", "threads", "eval", "weights", "threshold", "threshold-form",
-                     "threshold-margin", "threshold-interval", "threshold-slope", "lmr-depth",
-                     "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "book",
+                     "threshold-margin", "threshold-interval", "threshold-slope",
+                     "threshold-gate", "threshold-nested", "lmr-depth",
+                     "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "eval-check", "book",
                      "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
     assert s.set_option("egdb-size", "0") and s.settings.egdb_size == 0
     assert not s.set_option("egdb-size", "8") and not s.set_option("egdb-size", "-1")
@@ -689,3 +690,33 @@ def test_one_thread_searches_exactly_as_before():
     a = one.search(pos, [], Limits(depth=7))
     b = Searcher(18).search(pos, [], Limits(depth=7))
     assert (a.nodes, a.move, a.score) == (b.nodes, b.move, b.score) and not len(one.helpers)
+
+
+# ----- the evaluation updated move by move -------------------------------------------------
+
+@pytest.mark.parametrize("name", ["international", "frisian", "russian", "english"])
+def test_the_evaluation_updated_move_by_move_equals_the_full_one_on_every_node(name):
+    # eval-check: at every node it evaluates, the search also evaluates the position
+    # afresh and counts the differences (engine.negamax._static).
+    from engine import negamax as nm
+    v = get_variant(name)
+    s = Searcher(16)
+    assert s.set_option("book", "false") and s.set_option("eval-check", "true")
+    rng = random.Random(name + "check")
+    checked = 0
+    for _ in range(12):
+        pos = start_position(v)
+        for _ in range(rng.randrange(0, 70)):
+            moves = legal_moves(pos)
+            if not moves:
+                break
+            pos = play(pos, rng.choice(moves))
+        if not legal_moves(pos):
+            continue
+        s.new_game()
+        ctl = s.driver.work.ctl
+        ctl[nm.C_CHECKED] = ctl[nm.C_WRONG] = 0
+        s.search(pos, [], Limits(depth=5))
+        assert ctl[nm.C_WRONG] == 0, pos
+        checked += int(ctl[nm.C_CHECKED])
+    assert checked > 3000
