@@ -85,6 +85,7 @@ P_INTERVAL = kernel_slot("threshold-interval")
 P_SLOPE = kernel_slot("threshold-slope")
 P_GATE = kernel_slot("threshold-gate")          # verify only where the evaluation says so
 P_NESTED = kernel_slot("threshold-nested")      # verification searches may prune in turn
+P_QS_THREATS = kernel_slot("qs-threats")        # a threatened quiescence leaf gets a ply
 P_LMR_DEPTH = kernel_slot("lmr-depth")          # smallest depth reduced, 0 = off
 P_LMR_MOVES = kernel_slot("lmr-moves")          # moves tried before reducing (null window)
 P_LMR_PV_MOVES = kernel_slot("lmr-pv-moves")    # ... at nodes with an open window
@@ -133,6 +134,7 @@ class Knobs(NamedTuple):
     egdb_root: int
     gate: bool                # verify only where the static evaluation is beyond the margin
     nested: bool              # verification searches may prune in turn
+    qs_threats: bool          # a quiescence leaf the opponent threatens is searched a ply
     windows: bool             # the learned evaluation's windows are updated move by move
     check: bool               # ... and checked against a full evaluation (eval-check)
 
@@ -246,8 +248,15 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 continue
             moves = buf[p]
             if d <= 0:
-                # Step 6. Quiescence: only the pending captures are searched, else a leaf.
+                # Step 6. Quiescence: only the pending captures are searched, else a leaf
+                # (with qs-threats, a first quiescence node the opponent threatens to capture
+                # from is searched a ply: Step 7 on).
                 n = generate_captures(w, b, k, t, V, S, moves, state)
+                if n == 0 and d == 0 and knobs.qs_threats and _threatened(p, w, b, k, t, V, S,
+                                                                          buf, state):
+                    d = 1
+                    st[p, F_DEPTH] = 1
+            if d <= 0:
                 if n == 0:
                     ctl[C_LEAVES] += 1
                     ctl[C_LEAF_PLY] += p
@@ -358,7 +367,7 @@ def _knobs(P, V, W):
     return Knobs(P[P_AGE], threshold and not verified, verified, max(P[P_INTERVAL], 1),
                  P[P_LMR_DEPTH], P[P_LMR_MOVES], P[P_LMR_PV_MOVES], P[P_LMR_TWO], lmr_below,
                  goal, win_here, P[P_EGDB], P[P_EGDB_ROOT], P[P_GATE] != 0, P[P_NESTED] != 0,
-                 windows, windows and P[P_EVAL_CHECK] != 0)
+                 P[P_QS_THREATS] != 0, windows, windows and P[P_EVAL_CHECK] != 0)
 
 
 # The helpers the loop calls for every node or move take and return numbers only: an
@@ -366,6 +375,13 @@ def _knobs(P, V, W):
 # increment and decrement) that numba does not always prune, and helpers that took the
 # kernel's arrays made the search a fifth slower.  Those that need arrays run on rare
 # paths (verification, databases, root moves, cuts) or once a node, and are plain calls.
+
+@njit(cache=True, nogil=True)
+def _threatened(p, w, b, k, t, V, S, buf, state):
+    """Step 6: the opponent of the side to move would have a capture, were it to move
+    (``buf[p + 1]`` is scratch space)."""
+    return p < MAX_PLY - 2 and generate_captures(w, b, k, 1 - t, V, S, buf[p + 1], state) != 0
+
 
 @njit(cache=True, nogil=True)
 def _static(windows, w, b, k, t, V, T, W, knobs, ctl):

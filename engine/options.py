@@ -124,6 +124,8 @@ OPTIONS: tuple[Option, ...] = (
           "side (false: every null-window node, above beta: Scan's form)", kernel=True),
     _bool("threshold-nested", True, "verification searches may prune in turn (false: no "
           "threshold pruning inside a verification search, as Scan)", kernel=True),
+    _bool("qs-threats", False, "a quiescence leaf where the opponent threatens a capture is "
+          "searched one ply deeper (as Scan)", kernel=True),
     _int("lmr-depth", 3, 0, 64, "late-move reductions from this depth (0: off)", kernel=True),
     _int("lmr-moves", 2, 0, 64, "late-move reductions after this many moves", kernel=True),
     _int("lmr-pv-moves", 2, 0, 64, "late-move reductions after this many moves at nodes with "

@@ -477,7 +477,7 @@ def test_options_are_validated():
     names = [o.name for o in s.options()]
     assert names == ["tt-size", "threads", "eval", "weights", "threshold", "threshold-form",
                      "threshold-margin", "threshold-interval", "threshold-slope",
-                     "threshold-gate", "threshold-nested", "lmr-depth",
+                     "threshold-gate", "threshold-nested", "qs-threats", "lmr-depth",
                      "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "eval-check", "book",
                      "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
     assert s.set_option("egdb-size", "0") and s.settings.egdb_size == 0
