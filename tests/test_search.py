@@ -478,7 +478,7 @@ def test_options_are_validated():
     assert names == ["tt-size", "threads", "eval", "weights", "threshold", "threshold-form",
                      "threshold-margin", "threshold-interval", "threshold-slope",
                      "threshold-gate", "threshold-nested", "qs-threats", "lmr-depth",
-                     "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "eval-check", "book",
+                     "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "eval-check", "time-horizon", "book",
                      "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
     assert s.set_option("egdb-size", "0") and s.settings.egdb_size == 0
     assert not s.set_option("egdb-size", "8") and not s.set_option("egdb-size", "-1")
@@ -600,6 +600,23 @@ def test_a_move_control_is_mostly_spent_by_its_last_move():
         assert 0.85 * 60 <= used <= 0.95 * 60 or share > 1.0
     soft, hard = timeman.clock_budget(10.0, 0.0, 1)     # the last move before a control
     assert hard < 10.0 - timeman.reserve(10.0) and soft < hard
+
+
+def test_a_time_horizon_spends_a_move_control_sooner():
+    # time-horizon 30: the clock of 75 moves is planned over 30 at most, so the early moves
+    # take more; still never more than the clock, and nothing changes at 30 moves or fewer.
+    plain = timeman.clock_budget(60.0, 0.0, 75)
+    sooner = timeman.clock_budget(60.0, 0.0, 75, horizon=30)
+    assert sooner[0] > 2 * plain[0] and sooner[1] > 2 * plain[1]
+    assert timeman.clock_budget(20.0, 0.0, 20, 30) == timeman.clock_budget(20.0, 0.0, 20)
+    clock = 60.0
+    for left in range(75, 0, -1):
+        soft, hard = timeman.clock_budget(clock, 0.0, left, 30)
+        clock -= hard if left == 75 else soft / timeman.SOFT
+        assert clock > timeman.OVERHEAD
+    s = Searcher(16)
+    assert s.set_option("time-horizon", "30") and s.settings.time_horizon == 30
+    assert not s.set_option("time-horizon", "-1") and not s.set_option("time-horizon", "201")
 
 
 def test_the_soft_limit_stretches_while_the_best_move_is_unsettled():
