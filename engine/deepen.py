@@ -72,6 +72,7 @@ class Deepening:
         key = board_key(*pos.words, ZOBRIST)
         keys[len(chain)] = key
         self.work = self.work._replace(keys=keys, h0=len(chain))
+        self.work.evals[:] = 0        # another variant or evaluation may score keys otherwise
         st = self.work.stack[0]
         st[nm.F_W], st[nm.F_B], st[nm.F_K], st[nm.F_T] = pos.words
         st[nm.F_KEY] = key

@@ -69,7 +69,9 @@ MAX_PLY = 128
 # ctl: shared control and report words
 C_STOP, C_NODES, C_NODE_LIMIT, C_ABORTED, C_ROOT_DONE, C_LEAVES, C_LEAF_PLY, C_CAN_STOP = range(8)
 C_CHECKED, C_WRONG = 8, 9      # eval-check: evaluations checked, and found different
-C_SIZE = 10
+C_EVALS, C_EVAL_HITS = 10, 11  # static evaluations asked for, and found in the eval cache
+C_SIZE = 12
+EVAL_SLOTS = 1 << 16           # the eval cache's entries (eval-cache)
 # params: the kernel options of engine.options first (their slots: kernel_slot), then what
 # each search sets: the plain threshold window (P_LO/P_HI, around the root's static
 # evaluation), the TT age, the root's barred king (Frisian: its bit + 1, 0 = none; its quiet
@@ -92,6 +94,7 @@ P_LMR_PV_MOVES = kernel_slot("lmr-pv-moves")    # ... at nodes with an open wind
 P_LMR_TWO = kernel_slot("lmr-two-moves")        # moves tried before reducing two (0: old rule)
 P_LMR_KILLERS = kernel_slot("lmr-killers")      # killers reducible
 P_EVAL_CHECK = kernel_slot("eval-check")        # debug: check the updated evaluation
+P_EVAL_CACHE = kernel_slot("eval-cache")        # keep recent static evaluations
 P_LO, P_HI, P_AGE, P_BARRED, P_EGDB, P_EGDB_ROOT, P_EGDB_FILTER = range(
     len(KERNEL_OPTIONS), len(KERNEL_OPTIONS) + 7)
 P_SIZE = len(KERNEL_OPTIONS) + 7
@@ -137,6 +140,7 @@ class Knobs(NamedTuple):
     qs_threats: bool          # a quiescence leaf the opponent threatens is searched a ply
     windows: bool             # the learned evaluation's windows are updated move by move
     check: bool               # ... and checked against a full evaluation (eval-check)
+    cache: bool               # recent static evaluations kept (eval-cache)
 
 
 RULE_NONE, RULE_DRAW, RULE_NO_MOVE = 0, 1, 2
@@ -189,7 +193,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
     """Search the root in ``work.stack[0]`` (position, key, rule counters) to ``depth`` plies
     inside ``(alpha, beta)`` (the records: :mod:`engine.records`).  Returns the root's
     value (fail-soft); meaningless if ``ctl[C_ABORTED]`` is set."""
-    st, order, pv, pvlen, killers, hist, keys, h0, buf, state, ctl, P, win = work
+    st, order, pv, pvlen, killers, hist, keys, h0, buf, state, ctl, P, win, evals = work
     V, S, T, W, Z = tables
     tt_keys, tt_data, EX, EC, EO, ED = shared
     nodes, limit, can_stop = ctl[C_NODES], ctl[C_NODE_LIMIT], ctl[C_CAN_STOP] != 0
@@ -238,13 +242,12 @@ def search_root(work, shared, tables, depth, alpha, beta):
                         continue
                 # Step 5. Threshold pruning, plain or verified (the module docstring).
                 if _plain_due(p, d, knobs):
-                    d = _plain_depth(p, d, _static(st[p, F_WINDOWS], w, b, k, t, V, T, W,
-                                                   knobs, ctl), st, P)
+                    d = _plain_depth(p, d, _static(p, st, V, T, W, knobs, ctl, evals), st, P)
                 elif _verify_due(p, d, alpha, beta, st[p, F_VERIFY], st[p, F_INSIDE], knobs):
                     d, alpha, beta = _verify_first(p, d, alpha, beta, w, b, k, t, st, P, V,
-                                                   S, T, W, buf, state, knobs, ctl)
+                                                   S, T, W, buf, state, knobs, ctl, evals)
             if p >= MAX_PLY - 1:
-                v = _static(st[p, F_WINDOWS], w, b, k, t, V, T, W, knobs, ctl)
+                v = _static(p, st, V, T, W, knobs, ctl, evals)
                 continue
             moves = buf[p]
             if d <= 0:
@@ -265,7 +268,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
                     elif knobs.goal == KG_BREAKTHROUGH and _can_crown(w, b, k, t, V):
                         v = MATE - p - 1
                     else:
-                        v = _static(st[p, F_WINDOWS], w, b, k, t, V, T, W, knobs, ctl)
+                        v = _static(p, st, V, T, W, knobs, ctl, evals)
                     continue
                 st[p, F_QS], st[p, F_TTMOVE] = 1, -1
                 for j in range(n):
@@ -367,7 +370,8 @@ def _knobs(P, V, W):
     return Knobs(P[P_AGE], threshold and not verified, verified, max(P[P_INTERVAL], 1),
                  P[P_LMR_DEPTH], P[P_LMR_MOVES], P[P_LMR_PV_MOVES], P[P_LMR_TWO], lmr_below,
                  goal, win_here, P[P_EGDB], P[P_EGDB_ROOT], P[P_GATE] != 0, P[P_NESTED] != 0,
-                 P[P_QS_THREATS] != 0, windows, windows and P[P_EVAL_CHECK] != 0)
+                 P[P_QS_THREATS] != 0, windows, windows and P[P_EVAL_CHECK] != 0,
+                 P[P_EVAL_CACHE] != 0 and P[P_EVAL_CHECK] == 0)
 
 
 # The helpers the loop calls for every node or move take and return numbers only: an
@@ -384,17 +388,28 @@ def _threatened(p, w, b, k, t, V, S, buf, state):
 
 
 @njit(cache=True, nogil=True)
-def _static(windows, w, b, k, t, V, T, W, knobs, ctl):
-    """The static evaluation of a node: the learned one from its windows' sum, updated
-    move by move (checked against a full evaluation with ``eval-check``), else the hand
-    one."""
-    if not knobs.windows:
-        return evaluate_hand(w, b, k, t, V, T, W)
-    e = learned_score(windows, w, b, k, t, V, T, W)
-    if knobs.check:
-        ctl[C_CHECKED] += 1
-        if e != evaluate(w, b, k, t, V, T, W):
-            ctl[C_WRONG] += 1
+def _static(p, st, V, T, W, knobs, ctl, evals):
+    """The static evaluation of the node at ply ``p``: from the eval cache (``eval-cache``),
+    else the learned one from its windows' sum, updated move by move (checked against a
+    full evaluation with ``eval-check``), or the hand one."""
+    w, b, k, t = st[p, F_W], st[p, F_B], st[p, F_K], st[p, F_T]
+    ctl[C_EVALS] += 1
+    if knobs.cache:
+        key = st[p, F_KEY]
+        slot = key & (EVAL_SLOTS - 1)
+        if evals[slot, 0] == key:
+            ctl[C_EVAL_HITS] += 1
+            return evals[slot, 1]
+    if knobs.windows:
+        e = learned_score(st[p, F_WINDOWS], w, b, k, t, V, T, W)
+        if knobs.check:
+            ctl[C_CHECKED] += 1
+            if e != evaluate(w, b, k, t, V, T, W):
+                ctl[C_WRONG] += 1
+    else:
+        e = evaluate_hand(w, b, k, t, V, T, W)
+    if knobs.cache:
+        evals[slot, 0], evals[slot, 1] = key, e
     return e
 
 
@@ -463,14 +478,15 @@ def _verify_due(p, d, alpha, beta, verify, inside, knobs):
 
 
 @njit(cache=True, nogil=True)
-def _verify_first(p, d, alpha, beta, w, b, k, t, st, P, V, S, T, W, buf, state, knobs, ctl):
+def _verify_first(p, d, alpha, beta, w, b, k, t, st, P, V, S, T, W, buf, state, knobs, ctl,
+                  evals):
     """Step 5, verified form: a node quiet for both sides whose evaluation lies beyond its
     window by the margin (``gate`` off: every node, above beta) is first searched to a
     share of its depth around the shifted bound (``F_VERIFY`` says which side; Step 10
     judges it).  Returns the depth and window to search now."""
     margin = P[P_MARGIN] + P[P_SLOPE] * d
     if knobs.gate:
-        e = _static(st[p, F_WINDOWS], w, b, k, t, V, T, W, knobs, ctl)
+        e = _static(p, st, V, T, W, knobs, ctl, evals)
         side = VF_ABOVE if e >= beta + margin else VF_BELOW if e <= alpha - margin else VF_NONE
         if (side == VF_NONE or generate_captures(w, b, k, t, V, S, buf[p], state) != 0
                 or generate_captures(w, b, k, 1 - t, V, S, buf[p + 1], state) != 0):

@@ -133,6 +133,8 @@ OPTIONS: tuple[Option, ...] = (
     _int("lmr-two-moves", 0, 0, 64, "reduce by two plies after this many moves at null-window "
          "nodes (0: after 2 lmr-moves + 2 moves, from twice lmr-depth)", kernel=True),
     _bool("lmr-killers", False, "killer moves are reduced too", kernel=True),
+    _bool("eval-cache", False, "the search keeps the static evaluations of recent positions in "
+          "a small table of its own (65,536 entries a thread)", kernel=True),
     _bool("eval-check", False, "debug: the search checks every evaluation it updates move "
           "by move against one computed from the position (slower)", kernel=True),
     _int("time-horizon", 0, 0, 200, "a clock is planned to last at most this many more moves "

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import egdb
 from .movegen import new_move_buffer, new_state
-from .negamax import C_SIZE, MAX_PLY, NF, P_SIZE
+from .negamax import C_SIZE, EVAL_SLOTS, MAX_PLY, NF, P_SIZE
 
 
 class Tables(NamedTuple):
@@ -59,6 +59,7 @@ class Workspace(NamedTuple):
     ctl: np.ndarray           # C_*: control and report words
     params: np.ndarray        # P_*: the search's parameters
     windows: np.ndarray       # windows[ply, u]: White's index of pattern window u (engine.eval)
+    evals: np.ndarray         # evals[slot]: (key, static evaluation) of recent positions
 
 
 def new_workspace() -> Workspace:
@@ -73,4 +74,5 @@ def new_workspace() -> Workspace:
                      np.zeros(MAX_PLY + 1, dtype=np.int64), 0,
                      new_move_buffer(MAX_PLY), new_state(),
                      np.zeros(C_SIZE, dtype=np.int64), np.zeros(P_SIZE, dtype=np.int64),
-                     np.zeros((MAX_PLY, 32), dtype=np.int64))
+                     np.zeros((MAX_PLY, 32), dtype=np.int64),
+                     np.zeros((EVAL_SLOTS, 2), dtype=np.int64))

@@ -42,6 +42,7 @@ class Helpers:
             h.work = h.work._replace(keys=main.keys.copy(), h0=main.h0)
             h.work.params[:] = main.params
             h.work.ctl[:] = 0
+            h.work.evals[:] = 0
             h.nodes = 0
             h.thread = threading.Thread(target=_help, args=(h, shared, tables, max_depth),
                                         name=f"rafle-helper-{h.index}", daemon=True)

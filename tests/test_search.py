@@ -478,7 +478,7 @@ def test_options_are_validated():
     assert names == ["tt-size", "threads", "eval", "weights", "threshold", "threshold-form",
                      "threshold-margin", "threshold-interval", "threshold-slope",
                      "threshold-gate", "threshold-nested", "qs-threats", "lmr-depth",
-                     "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "eval-check", "time-horizon", "book",
+                     "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "eval-cache", "eval-check", "time-horizon", "book",
                      "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
     assert s.set_option("egdb-size", "0") and s.settings.egdb_size == 0
     assert not s.set_option("egdb-size", "8") and not s.set_option("egdb-size", "-1")
@@ -737,3 +737,17 @@ def test_the_evaluation_updated_move_by_move_equals_the_full_one_on_every_node(n
         assert ctl[nm.C_WRONG] == 0, pos
         checked += int(ctl[nm.C_CHECKED])
     assert checked > 3000
+
+
+def test_the_eval_cache_finds_evaluations_and_changes_nothing_else():
+    from engine import negamax as nm
+    pos = pos_from_fen("W:W26,28,33,34,37,38,39,42,45,47:B3,8,10,16,17,18,19,24,25,30")
+    found = {}
+    for cache in ("false", "true"):
+        s = Searcher(16)
+        assert s.set_option("book", "false") and s.set_option("eval-cache", cache)
+        r = s.search(pos, [], Limits(depth=9))
+        ctl = s.driver.work.ctl
+        found[cache] = (r.move, r.score, r.nodes, int(ctl[nm.C_EVAL_HITS]), int(ctl[nm.C_EVALS]))
+    assert found["true"][:3] == found["false"][:3]
+    assert found["false"][3] == 0 and 0 < found["true"][3] < found["true"][4]
