@@ -95,6 +95,8 @@ P_LMR_TWO = kernel_slot("lmr-two-moves")        # moves tried before reducing tw
 P_LMR_KILLERS = kernel_slot("lmr-killers")      # killers reducible
 P_EVAL_CHECK = kernel_slot("eval-check")        # debug: check the updated evaluation
 P_EVAL_CACHE = kernel_slot("eval-cache")        # keep recent static evaluations
+P_MALUS = kernel_slot("history-malus")          # moves searched before a cut lose history
+P_COUNTER = kernel_slot("counter-moves")        # counter-moves ordered after the killers
 P_LO, P_HI, P_AGE, P_BARRED, P_EGDB, P_EGDB_ROOT, P_EGDB_FILTER = range(
     len(KERNEL_OPTIONS), len(KERNEL_OPTIONS) + 7)
 P_SIZE = len(KERNEL_OPTIONS) + 7
@@ -117,6 +119,7 @@ ENTER, STEP, RETURN, DONE = 0, 1, 2, 3    # the loop's modes; DONE: the root has
 
 HIST_MAX = 1 << 20
 S_TT, S_CAPTURE, S_PROMOTE, S_KILLER1, S_KILLER2 = 1 << 30, 1 << 26, 1 << 25, 1 << 24, 1 << 23
+S_COUNTER = 1 << 22
 
 
 class Knobs(NamedTuple):
@@ -141,6 +144,8 @@ class Knobs(NamedTuple):
     windows: bool             # the learned evaluation's windows are updated move by move
     check: bool               # ... and checked against a full evaluation (eval-check)
     cache: bool               # recent static evaluations kept (eval-cache)
+    malus: bool               # history-malus
+    counter: bool             # counter-moves
 
 
 RULE_NONE, RULE_DRAW, RULE_NO_MOVE = 0, 1, 2
@@ -290,7 +295,8 @@ def search_root(work, shared, tables, depth, alpha, beta):
                     continue
                 if n == 1 and p > 0:
                     st[p, F_DEPTH] = d + 1   # a forced move costs no depth
-                _order(p, n, k, t, ttmove, moves, order, killers, hist)
+                _order(p, n, k, t, ttmove, moves, order, killers, hist,
+                       _counter_move(p, t, st, buf, hist, knobs))
             st[p, F_N], st[p, F_I], st[p, F_TRIED] = n, 0, 0
             st[p, F_BEST], st[p, F_BESTI], st[p, F_ALPHA0] = -INF, -1, alpha
             mode = STEP
@@ -349,7 +355,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
             mode = STEP
             if v > st[p, F_BEST] and _new_best(p, v, alpha, beta, st, buf, pv, pvlen, ctl):
                 if st[p, F_QS] == 0:  # a cut: a quiet move earns killer and history; store
-                    _cut(p, st, buf, killers, hist, tt_keys, tt_data, knobs.age)
+                    _cut(p, st, buf, killers, hist, tt_keys, tt_data, knobs)
                 mode = RETURN
     ctl[C_NODES] = nodes
     return v
@@ -371,7 +377,8 @@ def _knobs(P, V, W):
                  P[P_LMR_DEPTH], P[P_LMR_MOVES], P[P_LMR_PV_MOVES], P[P_LMR_TWO], lmr_below,
                  goal, win_here, P[P_EGDB], P[P_EGDB_ROOT], P[P_GATE] != 0, P[P_NESTED] != 0,
                  P[P_QS_THREATS] != 0, windows, windows and P[P_EVAL_CHECK] != 0,
-                 P[P_EVAL_CACHE] != 0 and P[P_EVAL_CHECK] == 0)
+                 P[P_EVAL_CACHE] != 0 and P[P_EVAL_CHECK] == 0, P[P_MALUS] != 0,
+                 P[P_COUNTER] != 0)
 
 
 # The helpers the loop calls for every node or move take and return numbers only: an
@@ -535,9 +542,10 @@ def _root_moves(moves, n, w, b, k, t, P, EX, EC, EO, ED):
 
 
 @njit(cache=True, nogil=True)
-def _order(p, n, k, t, ttmove, moves, order, killers, hist):
+def _order(p, n, k, t, ttmove, moves, order, killers, hist, counter):
     """Step 8: the ordering scores of the node's moves: the TT move, captures (of kings
-    first), promotions, the two killers, then history."""
+    first), promotions, the two killers, the counter-move (``counter``, -1: none), then
+    history."""
     k1 = killers[p, 0]
     k2 = killers[p, 1]
     for j in range(n):
@@ -555,6 +563,8 @@ def _order(p, n, k, t, ttmove, moves, order, killers, hist):
             sc = S_KILLER1
         elif mid == k2:
             sc = S_KILLER2
+        elif mid == counter:
+            sc = S_COUNTER
         else:
             sc = hist[t, frm, to]
         order[p, j] = sc
@@ -634,13 +644,35 @@ def _new_best(p, v, alpha, beta, st, buf, pv, pvlen, ctl):
 
 
 @njit(cache=True, nogil=True)
-def _cut(p, st, buf, killers, hist, tt_keys, tt_data, age):
-    """Step 10 at a cut of a full-width node: a quiet best move becomes a killer and earns
-    history; the node is stored as a lower bound."""
-    m = buf[p, st[p, F_CUR]]
+def _counter_move(p, t, st, buf, hist, knobs):
+    """Step 8: the move id that last refuted the opponent's move into this node (-1: none,
+    or ``counter-moves`` off)."""
+    if not knobs.counter or p == 0:
+        return -1
+    prev = buf[p - 1, st[p - 1, F_CUR]]
+    mid = hist[2 + t, prev[0], prev[1]]
+    return mid if mid != 0 else -1
+
+
+@njit(cache=True, nogil=True)
+def _cut(p, st, buf, killers, hist, tt_keys, tt_data, knobs):
+    """Step 10 at a cut of a full-width node: a quiet best move becomes a killer, earns
+    history and (``counter-moves``) becomes the counter-move to the opponent's last move;
+    with ``history-malus`` the quiet moves searched before it lose history; the node is
+    stored as a lower bound."""
+    cur, t, d = st[p, F_CUR], st[p, F_T], st[p, F_DEPTH]
+    m = buf[p, cur]
     if m[2] == 0:
-        _reward(killers, hist, p, st[p, F_T], m[0], m[1], st[p, F_DEPTH])
-    _store(st, p, tt_keys, tt_data, buf, age)
+        _reward(killers, hist, p, t, m[0], m[1], d)
+        if knobs.counter and p > 0:
+            prev = buf[p - 1, st[p - 1, F_CUR]]
+            hist[2 + t, prev[0], prev[1]] = tt.move_id(m[0], m[1], 0)
+    if knobs.malus:
+        for j in range(cur):
+            if buf[p, j, 2] == 0:
+                h = hist[t, buf[p, j, 0], buf[p, j, 1]] - d * d
+                hist[t, buf[p, j, 0], buf[p, j, 1]] = max(h, -HIST_MAX)
+    _store(st, p, tt_keys, tt_data, buf, knobs.age)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -712,7 +744,7 @@ def _reward(killers, hist, p, turn, frm, to, depth):
         killers[p, 0] = mid
     hist[turn, frm, to] += depth * depth
     if hist[turn, frm, to] > HIST_MAX:
-        for a in range(hist.shape[0]):
+        for a in range(2):                  # the history (not the counter-moves)
             for x in range(hist.shape[1]):
                 for y in range(hist.shape[2]):
                     hist[a, x, y] >>= 1

@@ -133,6 +133,10 @@ OPTIONS: tuple[Option, ...] = (
     _int("lmr-two-moves", 0, 0, 64, "reduce by two plies after this many moves at null-window "
          "nodes (0: after 2 lmr-moves + 2 moves, from twice lmr-depth)", kernel=True),
     _bool("lmr-killers", False, "killer moves are reduced too", kernel=True),
+    _bool("history-malus", False, "at a cut, the quiet moves searched before the refutation "
+          "lose history (as Scan's bad moves)", kernel=True),
+    _bool("counter-moves", False, "a quiet move that refuted the opponent's last move is "
+          "tried after the killers when that move comes again", kernel=True),
     _bool("eval-cache", False, "the search keeps the static evaluations of recent positions in "
           "a small table of its own (65,536 entries a thread)", kernel=True),
     _bool("eval-check", False, "debug: the search checks every evaluation it updates move "

@@ -51,7 +51,8 @@ class Workspace(NamedTuple):
     pv: np.ndarray            # pv[ply, j]: the line found from ply, pvlen[ply] its end
     pvlen: np.ndarray
     killers: np.ndarray       # killers[ply]: two quiet moves that cut (move ids)
-    hist: np.ndarray          # hist[side, from, to]: history scores of quiet moves
+    hist: np.ndarray          # hist[side, from, to]: history scores of quiet moves; hist[2 +
+                              # side, from, to]: the counter-move to the opponent's from-to
     keys: np.ndarray          # the game's repeatable tail, then the search path's keys
     h0: int                   # the root's index in keys
     buf: np.ndarray           # buf[ply]: the node's move list
@@ -70,7 +71,7 @@ def new_workspace() -> Workspace:
                      np.zeros((MAX_PLY, MAX_PLY, 4), dtype=np.int64),
                      np.zeros(MAX_PLY, dtype=np.int64),
                      np.zeros((MAX_PLY, 2), dtype=np.int64),
-                     np.zeros((2, 64, 64), dtype=np.int64),
+                     np.zeros((4, 64, 64), dtype=np.int64),
                      np.zeros(MAX_PLY + 1, dtype=np.int64), 0,
                      new_move_buffer(MAX_PLY), new_state(),
                      np.zeros(C_SIZE, dtype=np.int64), np.zeros(P_SIZE, dtype=np.int64),

@@ -478,7 +478,7 @@ def test_options_are_validated():
     assert names == ["tt-size", "threads", "eval", "weights", "threshold", "threshold-form",
                      "threshold-margin", "threshold-interval", "threshold-slope",
                      "threshold-gate", "threshold-nested", "qs-threats", "lmr-depth",
-                     "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "eval-cache", "eval-check", "time-horizon", "book",
+                     "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "history-malus", "counter-moves", "eval-cache", "eval-check", "time-horizon", "book",
                      "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
     assert s.set_option("egdb-size", "0") and s.settings.egdb_size == 0
     assert not s.set_option("egdb-size", "8") and not s.set_option("egdb-size", "-1")
