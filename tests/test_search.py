@@ -689,3 +689,55 @@ def test_one_thread_searches_exactly_as_before():
     a = one.search(pos, [], Limits(depth=7))
     b = Searcher(18).search(pos, [], Limits(depth=7))
     assert (a.nodes, a.move, a.score) == (b.nodes, b.move, b.score) and not len(one.helpers)
+
+
+# ----- several lines (MultiPV) -------------------------------------------------------------
+
+MULTIPV_FENS = [
+    "B:W32,33,34,35,36,39,44,45,47,48,49,50:B1,2,3,4,5,7,9,14,15,17,18,19,20,23",
+    "W:W27,28,31,32,33,34,36,37,38,39,40,41,42,43,44,45,46,47,48,49:B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,23",
+]
+
+
+@pytest.mark.parametrize("fen", MULTIPV_FENS)
+def test_multipv_lines_differ_and_the_first_is_the_single_line(searcher, fen):
+    pos = pos_from_fen(fen)
+    single = fresh(searcher).search(pos, [], Limits(depth=6))
+    infos = []
+    assert searcher.set_option("multipv", "3")
+    try:
+        multi = fresh(searcher).search(pos, [], Limits(depth=6), on_info=infos.append)
+    finally:
+        assert searcher.set_option("multipv", "1")
+    last = [i for i in infos if i.depth == 6]
+    assert [i.line for i in last] == [1, 2, 3]
+    assert (multi.move, multi.score, multi.pv) == (single.move, single.score, single.pv)
+    assert last[0].pv == single.pv and last[0].score == single.score
+    firsts = [i.pv[0] for i in last]
+    assert len(set(firsts)) == 3 and all(m in legal_moves(pos) for m in firsts)
+    scores = [i.score for i in last]
+    assert scores == sorted(scores, reverse=True)
+    for i in last:                       # every line is a legal line of play
+        p = pos
+        for m in i.pv:
+            assert m in legal_moves(p)
+            p = play(p, m)
+
+
+def test_multipv_stops_at_the_number_of_moves(searcher):
+    pos = pos_from_fen("W:W31,32:B19")       # four moves for White
+    count = len(legal_moves(pos))
+    infos = []
+    assert searcher.set_option("multipv", "5")
+    try:
+        fresh(searcher).search(pos, [], Limits(depth=3), on_info=infos.append)
+    finally:
+        assert searcher.set_option("multipv", "1")
+    last = [i for i in infos if i.depth == 3]
+    assert [i.line for i in last] == list(range(1, min(count, 5) + 1))
+
+
+def test_multipv_one_reports_no_line_number(searcher):
+    infos = []
+    fresh(searcher).search(start_position(), [], Limits(depth=3), on_info=infos.append)
+    assert [i.line for i in infos] == [0, 0, 0]
