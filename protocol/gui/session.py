@@ -27,6 +27,7 @@ from engine import (BLACK, VARIANTS, WHITE, BadInput, Game, Move, Position, Vari
                     parse_position, play, pos_to_fen, pos_to_hub, read_pdn, write_pdn)
 from protocol.levels import LEVELS, parse_level
 
+from .analysis import Databases, line_of, lines_count
 from .engine import EngineSeat, Job
 
 HUMAN, ENGINE = "human", "engine"
@@ -100,6 +101,9 @@ class BoardSession:
         self.evals: dict[int, float] = {}    # ply -> score for White (men)
         self.message = ""            # the last announcement (engine move refused, ...)
         self._timer: threading.Timer | None = None
+        # Analysis beyond one line (protocol.gui.analysis): MultiPV and database marks.
+        self.multipv = 1
+        self.databases = Databases()
 
     # ----- the page's requests ---------------------------------------------------------
     def handle(self, message) -> None:
@@ -287,6 +291,13 @@ class BoardSession:
                 "White": self._player_name(WHITE), "Black": self._player_name(BLACK)}
         return write_pdn(game, tags)
 
+    def set_lines(self, msg: dict) -> None:
+        """How many lines analysis shows (1-5); a running analysis starts again with them."""
+        self.multipv = lines_count(msg)
+        if self.task is not None and self.task["mode"] == "analyze":
+            self._halt()
+        self._changed()
+
     def restart_engine(self, _msg: dict) -> None:
         self._halt()
         self.seat.restart()
@@ -409,7 +420,8 @@ class BoardSession:
 
         self.seat.submit(Job(variant.hub_name, pos_to_hub(game.start), moves,
                              [] if analyze else player.lines, analyze, on_info, on_done,
-                             movetime=None if analyze else player.movetime))
+                             movetime=None if analyze else player.movetime,
+                             params={"multipv": str(self.multipv if analyze else 1)}))
 
     def _info(self, epoch: int, ply: int, side: int, args: dict[str, str]) -> None:
         with self.lock:
@@ -417,7 +429,8 @@ class BoardSession:
                 return
             score = _number(args.get("score"))
             white = None if score is None else (score if side == WHITE else -score)
-            if white is not None:
+            line = line_of(args)
+            if white is not None and line == 1:
                 self.evals[ply] = white
             pv = self._pv_text(args.get("pv", ""))
             nodes, seconds = _number(args.get("nodes")), _number(args.get("time"))
@@ -427,8 +440,21 @@ class BoardSession:
                 nps = nodes / seconds
             self.last_info = {"type": "info", "ply": ply, "mode": self.task["mode"] if self.task else "",
                               "depth": args.get("depth", ""), "score": args.get("score", ""),
-                              "white": white, "nodes": nodes, "nps": nps, "pv": pv}
+                              "white": white, "nodes": nodes, "nps": nps, "pv": pv,
+                              "line": line, "first": self._first_move(args.get("pv", ""))}
             self.emit(self.last_info)
+
+    def _first_move(self, pv: str) -> dict | None:
+        """The squares of a variation's first move (the page draws its arrow), or None."""
+        pos, words = self.game.position, pv.split()
+        try:
+            move = move_from_hub(pos, words[0]) if words else None
+        except BadInput:
+            return None
+        if move is None:
+            return None
+        paths = capture_paths(pos, move, limit=1)
+        return {"from": move.frm, "to": move.to, "path": paths[0] if paths else [move.to]}
 
     def _pv_text(self, pv: str) -> str:
         """The engine's variation in PDN; what cannot be read stays as the engine sent it."""
@@ -515,6 +541,7 @@ class BoardSession:
             "running": self.running, "analysing": self.analysing, "delay": self.delay,
             "task": self.task, "evals": {str(k): v for k, v in sorted(self.evals.items())},
             "engine": self.engine_state, "message": self.message, "pdn": self.record_pdn(whole),
+            "multipv": self.multipv, "db": self.databases.marks(pos, allowed),
         }
 
     def _send_state(self) -> None:
@@ -539,5 +566,5 @@ HANDLERS: dict[str, Callable[[BoardSession, dict], None]] = {
     "goto": BoardSession.goto, "play": BoardSession.play, "go": BoardSession.go,
     "stop": BoardSession.stop, "analyze": BoardSession.analyze, "speed": BoardSession.speed,
     "fen": BoardSession.set_fen, "load": BoardSession.load_pdn, "save": BoardSession.save,
-    "restart": BoardSession.restart_engine,
+    "restart": BoardSession.restart_engine, "lines": BoardSession.set_lines,
 }

@@ -1,0 +1,66 @@
+"""The board's analysis beyond one line (``protocol.gui.analysis``): several lines
+(MultiPV through Rafle's Hub extension) and the endgame databases' verdict on each move,
+as transcripts over a real WebSocket with Rafle's ``hub`` behind it."""
+from __future__ import annotations
+
+import pytest
+
+from gui_pages import Page, served
+
+
+@pytest.fixture(scope="module")
+def base():
+    with served() as url:
+        yield url
+
+
+@pytest.fixture
+def page(base):
+    p = Page(base)
+    yield p
+    p.close()
+
+
+def test_three_lines_with_different_first_moves_then_stop(page):
+    page.send("new", white={"kind": "human"}, black={"kind": "human"})
+    page.expect("state", lambda s: s["players"]["black"]["kind"] == "human")
+    page.send("lines", count=3)
+    s = page.expect("state", lambda s: s["multipv"] == 3)
+    page.send("analyze", on=True)
+    page.expect("state", lambda s: s["analysing"])
+    third = page.expect("info", lambda m: m["mode"] == "analyze" and m["line"] == 3
+                        and int(m["depth"]) >= 3)
+    depth = third["depth"]
+    same = [m for m in page.seen if m["type"] == "info" and m["depth"] == depth
+            and m["mode"] == "analyze"][-3:]
+    assert [m["line"] for m in same] == [1, 2, 3]
+    firsts = [(m["first"]["from"], m["first"]["to"]) for m in same]
+    legal = {(m["from"], m["to"]) for m in s["moves"]}
+    assert len(set(firsts)) == 3 and set(firsts) <= legal
+    assert all(m["pv"] for m in same)
+    scores = [float(m["score"]) for m in same]
+    assert scores == sorted(scores, reverse=True)
+    assert same[0]["white"] is not None
+    page.send("stop")
+    page.expect("state", lambda s: not s["analysing"] and s["task"] is None)
+    page.send("lines", count=1)                 # one line again: no multipv key is sent
+    page.expect("state", lambda s: s["multipv"] == 1)
+    page.send("analyze", on=True)
+    info = page.expect("info", lambda m: m["mode"] == "analyze")
+    assert info["line"] == 1
+    page.send("analyze", on=False)
+    page.expect("state", lambda s: not s["analysing"])
+
+
+@pytest.mark.parametrize("count", [0, 6, "3", True, None])
+def test_a_bad_line_count_is_refused(page, count):
+    assert "lines needs a \"count\" from 1 to 5" in page.error(kind="lines", count=count)
+
+
+def test_each_move_marked_from_the_databases(page):
+    page.send("fen", fen="W:W33,28:B19")
+    s = page.expect("state", lambda s: s["fen"].startswith("W:W28,33") or s["fen"] == "W:W28,33:B19")
+    assert s["db"] == {"28-22": "draw", "28-23": "loss", "33-29": "win"}
+    page.send("fen", fen="W:W31-50:B1-20")
+    s = page.expect("state", lambda s: s["fen"].startswith("W:W31"))
+    assert s["db"] == {}
