@@ -10,8 +10,9 @@ main search reads nothing they write, so line 1 is exactly what ``multipv`` 1 fi
 
 Each line is searched in the window ``(-INF, score above + 1)``: the main search's pruning
 judged every other move no better than line 1, and a separate search with another table
-can see one a little higher; such a line fails high and is shown level with the line
-above (its score a lower bound), so the scores never increase down the list.
+can see one a little higher; such a line fails high, is searched again in a full window
+for its whole variation, and is shown level with the line above, so the scores never
+increase down the list.
 """
 from __future__ import annotations
 
@@ -57,6 +58,14 @@ class Lines:
         work.params[:] = main.params
         return work
 
+    @staticmethod
+    def _kernel(work, shared, tables, depth: int, beta: int, budget: int) -> int:
+        ctl = work.ctl
+        ctl[nm.C_NODES] = 0
+        ctl[nm.C_NODE_LIMIT] = budget
+        ctl[nm.C_CAN_STOP] = 1
+        return int(nm.search_root(work, shared, tables, depth, -nm.INF, beta))
+
     def search(self, driver, pos: Position, first: Info, count: int, node_budget: int,
                start: float, helper_nodes) -> tuple[list[Info], int]:
         """Lines 2..``count`` at ``first``'s depth (``first``: line 1).  Returns them, best
@@ -73,12 +82,14 @@ class Lines:
                 break
             work.params[nm.P_EXCLUDED] = len(excluded)
             work.params[nm.P_EXCLUDE:nm.P_EXCLUDE + len(excluded)] = excluded
-            ctl[nm.C_NODES] = 0
-            ctl[nm.C_NODE_LIMIT] = max(node_budget - nodes, 0)
-            ctl[nm.C_CAN_STOP] = 1
-            score = int(nm.search_root(work, shared, driver.tables, first.depth, -nm.INF,
-                                       above + 1))
+            score = self._kernel(work, shared, driver.tables, first.depth, above + 1,
+                                 max(node_budget - nodes, 0))
             nodes += int(ctl[nm.C_NODES])
+            if score > above and not ctl[nm.C_ABORTED]:
+                # Failed high: its whole line, searched again in a full window.
+                score = self._kernel(work, shared, driver.tables, first.depth, nm.INF,
+                                     max(node_budget - nodes, 0))
+                nodes += int(ctl[nm.C_NODES])
             if ctl[nm.C_ABORTED] or work.pvlen[0] == 0:
                 break
             pv = driver.pv_of(pos, work)

@@ -64,3 +64,35 @@ def test_each_move_marked_from_the_databases(page):
     page.send("fen", fen="W:W31-50:B1-20")
     s = page.expect("state", lambda s: s["fen"].startswith("W:W31"))
     assert s["db"] == {}
+
+
+# ----- the board editor's position (protocol.gui.editor) ------------------------------------
+
+def pieces(**squares) -> str:
+    """50 squares, empty but those given (``s28="w"``)."""
+    row = ["e"] * 50
+    for name, piece in squares.items():
+        row[int(name[1:]) - 1] = piece
+    return "".join(row)
+
+
+@pytest.mark.parametrize("request_, says", [
+    ({"pieces": pieces(), "turn": "white"}, "the board is empty"),
+    ({"pieces": pieces(s28="w", s33="W"), "turn": "white"}, "Black has no piece"),
+    ({"pieces": pieces(s19="b"), "turn": "black"}, "White has no piece"),
+    ({"pieces": "w" * 21 + "e" * 28 + "b", "turn": "white"}, "White has 21 pieces: at most 20"),
+    ({"pieces": pieces(s3="w", s19="b"), "turn": "white"},
+     "white man on square 3, its promotion row: a man there must be a king"),
+    ({"pieces": pieces(s48="b", s19="w"), "turn": "white"}, "black man on square 48"),
+    ({"pieces": "wb", "turn": "white"}, "must be 50 characters"),
+    ({"pieces": pieces(s28="x"), "turn": "white"}, "must be 50 characters"),
+    ({"pieces": pieces(s28="w", s19="b"), "turn": "red"}, "\"turn\" must be"),
+])
+def test_the_editor_refuses_a_bad_position(page, request_, says):
+    assert says in page.error(kind="edit", **request_)
+
+
+def test_the_editor_sets_up_a_position(page):
+    page.send("edit", pieces=pieces(s28="w", s33="W", s19="b"), turn="black")
+    s = page.expect("state", lambda s: s["fen"] == "B:W28,K33:B19")
+    assert s["ply"] == 0 and s["record"] == [] and s["running"] is False

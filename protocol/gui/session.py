@@ -28,6 +28,7 @@ from engine import (BLACK, VARIANTS, WHITE, BadInput, Game, Move, Position, Vari
 from protocol.levels import LEVELS, parse_level
 
 from .analysis import Databases, line_of, lines_count
+from .editor import edited_position
 from .engine import EngineSeat, Job
 
 HUMAN, ENGINE = "human", "engine"
@@ -291,6 +292,15 @@ class BoardSession:
                 "White": self._player_name(WHITE), "Black": self._player_name(BLACK)}
         return write_pdn(game, tags)
 
+    def set_edited(self, msg: dict) -> None:
+        """The board editor's position (protocol.gui.editor checks it): a game starts there."""
+        start = edited_position(msg, self.game.variant)
+        self._halt()
+        self.game = Game(start, self.game.variant)
+        self.evals.clear()
+        self.running, self.message = False, ""
+        self._changed()
+
     def set_lines(self, msg: dict) -> None:
         """How many lines analysis shows (1-5); a running analysis starts again with them."""
         self.multipv = lines_count(msg)
@@ -542,6 +552,7 @@ class BoardSession:
             "task": self.task, "evals": {str(k): v for k, v in sorted(self.evals.items())},
             "engine": self.engine_state, "message": self.message, "pdn": self.record_pdn(whole),
             "multipv": self.multipv, "db": self.databases.marks(pos, allowed),
+            "first_mover": "white" if v.white_starts else "black",
         }
 
     def _send_state(self) -> None:
@@ -567,4 +578,5 @@ HANDLERS: dict[str, Callable[[BoardSession, dict], None]] = {
     "stop": BoardSession.stop, "analyze": BoardSession.analyze, "speed": BoardSession.speed,
     "fen": BoardSession.set_fen, "load": BoardSession.load_pdn, "save": BoardSession.save,
     "restart": BoardSession.restart_engine, "lines": BoardSession.set_lines,
+    "edit": BoardSession.set_edited,
 }
