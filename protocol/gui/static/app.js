@@ -63,9 +63,9 @@ $("lines-count").onchange = () => {
   saveSettings();
   send({ type: "lines", count: settings.lines });
 };
-// A click off the board cancels a premove.
+// A click off the board cancels a premove (the path: the board redraws under the click).
 document.addEventListener("pointerdown", (e) => {
-  if ((board.premove || board.preFrom !== null) && !e.target.closest("#board")) board.setPremove(null);
+  if ((board.premove || board.preFrom !== null) && !e.composedPath().includes($("board"))) board.setPremove(null);
 });
 
 // The sound of the move just played (none when stepping through the record).
