@@ -96,3 +96,45 @@ def test_the_editor_sets_up_a_position(page):
     page.send("edit", pieces=pieces(s28="w", s33="W", s19="b"), turn="black")
     s = page.expect("state", lambda s: s["fen"] == "B:W28,K33:B19")
     assert s["ply"] == 0 and s["record"] == [] and s["running"] is False
+
+
+# ----- a loaded PDN's comments and variations (protocol.gui.annotations) --------------------
+
+ANNOTATED = ("1. 32-28 {the centre} (1. 33-29 19-23 (1... 20-24 2. 29x20 15x24)) 1... 19-23 "
+             "2. 28x19 14x23 {forced} *")
+
+
+def test_notes_are_shown_kept_on_save_and_dropped_with_their_moves(page):
+    page.send("load", text=ANNOTATED)
+    s = page.expect("state", lambda s: s["notes"])
+    assert s["notes"]["1"]["comment"] == "the centre"
+    line = s["notes"]["1"]["variations"][0]
+    assert [w["text"] for w in line] == ["33-29", "19-23"]
+    assert [w["text"] for w in line[1]["variations"][0]] == ["20-24", "29x20", "15x24"]
+    assert s["notes"]["4"] == {"comment": "forced", "unread": [], "variations": []}
+    page.send("peek", ply=0, moves=["33-29", "20-24", "29x20"])
+    peek = page.expect("peek")
+    assert peek["fen"].startswith("B:") and peek["last"]["from"] == 29 and peek["last"]["to"] == 20
+    page.send("save")
+    text = " ".join(page.expect("pdn")["text"].split())
+    assert "1. 32-28 {the centre} (1. 33-29 19-23 (1... 20-24 2. 29x20 15x24)) 1... 19-23" in text
+    page.send("goto", ply=3)
+    page.expect("state", lambda s: s["ply"] == 3)
+    page.send("move", text="13x24")              # another move at ply 4: its note goes
+    s = page.expect("state", lambda s: s["ply"] == 4)
+    assert sorted(s["notes"]) == ["1"]
+    page.send("new", white={"kind": "human"}, black={"kind": "human"})
+    s = page.expect("state", lambda s: s["ply"] == 0 and not s["record"])
+    assert s["notes"] == {}
+
+
+@pytest.mark.parametrize("request_, says", [
+    ({"ply": 9, "moves": ["32-28"]}, "peek needs a ply from 0 to 0"),
+    ({"ply": 0, "moves": []}, "peek needs \"moves\""),
+    ({"ply": 0, "moves": "32-28"}, "peek needs \"moves\""),
+    ({"ply": 0, "moves": ["32-26"]}, "32-26"),
+])
+def test_a_bad_peek_is_refused(page, request_, says):
+    page.send("new", white={"kind": "human"}, black={"kind": "human"})
+    page.expect("state", lambda s: s["ply"] == 0 and not s["record"])
+    assert says in page.error(kind="peek", **request_)

@@ -27,6 +27,7 @@ from engine import (BLACK, VARIANTS, WHITE, BadInput, Game, Move, Position, Vari
                     parse_position, play, pos_to_fen, pos_to_hub, read_pdn, write_pdn)
 from protocol.levels import LEVELS, parse_level
 
+from . import annotations
 from .analysis import Databases, line_of, lines_count
 from .editor import edited_position
 from .engine import EngineSeat, Job
@@ -105,6 +106,10 @@ class BoardSession:
         # Analysis beyond one line (protocol.gui.analysis): MultiPV and database marks.
         self.multipv = 1
         self.databases = Databases()
+        # A loaded PDN's comments and variations (protocol.gui.annotations), and its moves.
+        self.notes: dict = {}
+        self.notes_moves: list[Move] = []
+        self.notes_start: Position | None = None
 
     # ----- the page's requests ---------------------------------------------------------
     def handle(self, message) -> None:
@@ -141,6 +146,7 @@ class BoardSession:
         self.game = Game(start, variant)
         self.players = players
         self.evals.clear()
+        self.notes_start = None
         self.running, self.message = True, ""
         self._changed()
 
@@ -243,6 +249,7 @@ class BoardSession:
         self._halt()
         self.game = Game(start, self.game.variant)
         self.evals.clear()
+        self.notes_start = None
         self.running, self.message = False, ""
         self._changed()
 
@@ -267,6 +274,7 @@ class BoardSession:
         while game.moves:          # the record stays whole; the board shows its start
             game.pop()
         self.game = game
+        self.notes, self.notes_moves, self.notes_start = record.notes, list(record.moves), game.start
         self.players = {WHITE: Player(HUMAN), BLACK: Player(HUMAN)}
         self.evals.clear()
         self.running = False
@@ -290,7 +298,27 @@ class BoardSession:
         game = whole or self._whole_record()
         tags = {"Event": "Rafle board", "Date": time.strftime("%Y.%m.%d"),
                 "White": self._player_name(WHITE), "Black": self._player_name(BLACK)}
-        return write_pdn(game, tags)
+        return write_pdn(game, tags, notes=self._notes(game))
+
+    def _notes(self, whole: Game) -> dict:
+        """The loaded PDN's notes still true of the record ``whole`` (none for another game)."""
+        if self.notes_start is None or whole.start != self.notes_start:
+            return {}
+        return annotations.kept(self.notes, self.notes_moves, whole.moves)
+
+    def peek_variation(self, msg: dict) -> None:
+        """Show the position of a variation's moves from a ply of the record; the game
+        itself does not change (``peek`` answers)."""
+        whole = self._whole_record()
+        before, move, pos = annotations.peek(whole.positions, msg.get("ply"), msg.get("moves"))
+        paths = capture_paths(before, move, limit=1)
+        v = pos.variant
+        self.emit({"type": "peek", "ply": msg["ply"], "moves": msg["moves"], "fen": pos_to_fen(pos),
+                   "pieces": "".join(pos.piece_at(s) for s in range(1, v.nsquares + 1)),
+                   "turn": "white" if pos.turn == WHITE else "black",
+                   "last": {"from": move.frm, "to": move.to, "captured": list(move.captured),
+                            "path": paths[0] if paths else [move.to],
+                            "pieces": {str(s): before.piece_at(s) for s in move.captured}}})
 
     def set_edited(self, msg: dict) -> None:
         """The board editor's position (protocol.gui.editor checks it): a game starts there."""
@@ -298,6 +326,7 @@ class BoardSession:
         self._halt()
         self.game = Game(start, self.game.variant)
         self.evals.clear()
+        self.notes_start = None
         self.running, self.message = False, ""
         self._changed()
 
@@ -553,6 +582,7 @@ class BoardSession:
             "engine": self.engine_state, "message": self.message, "pdn": self.record_pdn(whole),
             "multipv": self.multipv, "db": self.databases.marks(pos, allowed),
             "first_mover": "white" if v.white_starts else "black",
+            "notes": annotations.as_json(self._notes(whole), whole.positions),
         }
 
     def _send_state(self) -> None:
@@ -578,5 +608,5 @@ HANDLERS: dict[str, Callable[[BoardSession, dict], None]] = {
     "stop": BoardSession.stop, "analyze": BoardSession.analyze, "speed": BoardSession.speed,
     "fen": BoardSession.set_fen, "load": BoardSession.load_pdn, "save": BoardSession.save,
     "restart": BoardSession.restart_engine, "lines": BoardSession.set_lines,
-    "edit": BoardSession.set_edited,
+    "edit": BoardSession.set_edited, "peek": BoardSession.peek_variation,
 }

@@ -173,6 +173,18 @@ const handlers = {
     setTimeout(() => URL.revokeObjectURL(a.href), 5000);
   },
   error(m) { if (!editor.refused(m.message)) showError(m.message); },
+  peek(m) {
+    if (!state || editor.active) return;
+    board.interactive = false;
+    board.arrows = [];
+    board.set({ ...state, pieces: m.pieces, moves: [], last: m.last, fen: m.fen, turn: m.turn });
+    for (const a of document.querySelectorAll("#moves .var-move")) a.classList.remove("current", "pending");
+    for (const s of document.querySelectorAll("#moves span.current")) s.classList.remove("current");
+    const shown = [...document.querySelectorAll("#moves .var-move")].find((a) =>
+      a.dataset.path === `${m.ply}|${m.moves.join(" ")}`);
+    if (shown) shown.classList.add("current");
+    $("message").textContent = `variation: ${m.moves.join(" ")} (the game is unchanged: choose a move of the game to go back)`;
+  },
 };
 
 function isHumanTurn(m) {
@@ -216,10 +228,11 @@ function drawEval(m) {
   graph.draw(m);
 }
 
-// A variation of the record played from ply `ply`: go there, then its moves.
-function playLine(ply, texts) {
-  send({ type: "goto", ply });
-  for (const text of texts) send({ type: "move", text });
+// A variation's position, `texts` played from ply `ply` of the record: shown, the game
+// unchanged (the server answers with a `peek`).
+function playLine(ply, texts, link) {
+  send({ type: "peek", ply, moves: texts });
+  if (link) link.classList.add("pending");
 }
 
 // ----- requests -----------------------------------------------------------------------

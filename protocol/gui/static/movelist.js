@@ -51,6 +51,7 @@ export function renderMoves(m, goto, playLine) {
     }
     list.appendChild(row);
   };
+  if (m.notes && m.notes["0"]) appendNote(m.notes["0"], 0, m, first, playLine);
   m.record.forEach((r, i) => {
     const { number, opens } = moveNumber(i, first, firstMover(m));
     if (opens || !row) newRow(number, !opens);
@@ -78,43 +79,60 @@ export function renderMoves(m, goto, playLine) {
   } else if (m.ply === 0) list.scrollTop = 0;
 }
 
-// A comment and the variations after the move of ply `ply`.
+// A comment and the variations after the move of ply `ply` (ply 0: before the first move).
 function appendNote(note, ply, m, first, playLine) {
-  const list = $("moves");
   const box = document.createElement("li");
   box.className = "note";
+  addNote(box, note, ply, [], m, first, playLine);
+  $("moves").appendChild(box);
+}
+
+// The comment, then each variation in brackets: its moves (links that show the variation's
+// position), their comments and nested variations.  `prefix`: the moves from the record's
+// ply `ply - 1` that lead to where these variations branch off.
+function addNote(box, note, ply, prefix, m, first, playLine) {
   if (note.comment) {
     const c = document.createElement("em");
     c.className = "comment";
     c.textContent = note.comment;
     box.appendChild(c);
+    box.appendChild(document.createTextNode(" "));
   }
-  (note.variations || []).forEach((line, k) => {
-    const v = document.createElement("span");
+  (note.variations || []).forEach((line) => {
+    const v = document.createElement("div");      // not a span: spans are the game's moves
     v.className = "variation";
     v.appendChild(document.createTextNode("("));
+    const base = prefix.slice(0, -1);          // the variation replaces the last move
+    const start = ply - 1 + base.length;        // 0-based ply of its first move
     line.forEach((w, j) => {
-      const { number, opens } = moveNumber(ply - 1 + j, first, firstMover(m));
-      if (opens || j === 0) v.appendChild(document.createTextNode(`${number}.${opens ? "" : ".."} `));
+      const { number, opens } = moveNumber(start + j, first, firstMover(m));
+      if (opens || j === 0 || (j > 0 && (line[j - 1].comment || (line[j - 1].variations || []).length)))
+        v.appendChild(document.createTextNode(`${number}.${opens ? "" : ".."} `));
       const a = document.createElement("a");
       a.className = "var-move";
       a.tabIndex = 0;
       a.textContent = w.text;
-      a.title = "play this variation up to here";
-      a.addEventListener("click", () => playLine(ply - 1, line.slice(0, j + 1).map((x) => x.text)));
+      a.title = "show this position (the game is unchanged)";
+      const path = [...base, ...line.slice(0, j + 1).map((x) => x.text)];
+      a.dataset.path = `${ply - 1}|${path.join(" ")}`;
+      const show = () => playLine(ply - 1, path, a);
+      a.addEventListener("click", show);
+      a.addEventListener("keydown", (e) => { if (e.key === "Enter") show(); });
       v.appendChild(a);
-      if (w.comment) {
-        const c = document.createElement("em");
-        c.className = "comment";
-        c.textContent = ` ${w.comment}`;
-        v.appendChild(c);
-      }
       v.appendChild(document.createTextNode(" "));
+      if (w.comment || (w.variations || []).length || (w.unread || []).length)
+        addNote(v, w, ply, path, m, first, playLine);
     });
     v.lastChild.textContent = v.lastChild.textContent.trimEnd();
     v.appendChild(document.createTextNode(")"));
-    v.dataset.variation = String(k);
     box.appendChild(v);
+    box.appendChild(document.createTextNode(" "));
   });
-  list.appendChild(box);
+  for (const raw of note.unread || []) {
+    const u = document.createElement("div");
+    u.className = "variation unread";
+    u.title = "a variation with a move that is not legal: kept as written";
+    u.textContent = `(${raw})`;
+    box.appendChild(u);
+  }
 }

@@ -1,0 +1,60 @@
+"""A loaded PDN's comments and variations on the board (the tree of ``read_pdn``'s
+``PdnGame.notes``).
+
+The notes belong to the moves they were read with: while the record keeps those moves they
+are shown in the move list and written back on save; the note of a ply whose moves have
+changed (a different move played there, or earlier) is dropped.  A variation's moves can be
+looked at (:func:`peek`) without touching the game: the page shows that position until a
+move of the game is chosen again.
+"""
+from __future__ import annotations
+
+from engine import BadInput, Move, move_from_pdn, move_to_pdn, play
+
+MAX_PEEK = 200          # moves of a variation, at most
+
+
+def kept(notes: dict, read_moves: list[Move], moves: list[Move]) -> dict:
+    """The notes still true of the record ``moves`` (those read with ``read_moves``)."""
+    same = 0
+    while same < min(len(read_moves), len(moves)) and read_moves[same] == moves[same]:
+        same += 1
+    return {ply: note for ply, note in notes.items() if ply <= same}
+
+
+def as_json(notes: dict, positions: list) -> dict[str, dict]:
+    """The notes for the page: ``{ply: {comment, variations: [[{text, comment,
+    variations}]], unread: [text]}}``, move texts in PDN (``positions[p]``: before move
+    p + 1)."""
+    return {str(ply): _note(note, positions[max(ply - 1, 0)]) for ply, note in notes.items()}
+
+
+def _note(note, before) -> dict:
+    return {"comment": note.comment, "unread": list(note.unread),
+            "variations": [_line(line, before) for line in note.variations]}
+
+
+def _line(line, pos) -> list[dict]:
+    out = []
+    for step in line:
+        out.append({"text": move_to_pdn(pos, step.move), "comment": step.note.comment,
+                    "unread": list(step.note.unread),
+                    "variations": [_line(v, pos) for v in step.note.variations]})
+        pos = play(pos, step.move)
+    return out
+
+
+def peek(positions: list, ply, texts) -> tuple:
+    """The position after the moves ``texts`` played from ply ``ply`` of the record, and
+    the last of them: ``(position before it, move, position after)``."""
+    if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply < len(positions):
+        raise BadInput(f"peek needs a ply from 0 to {len(positions) - 1}")
+    if (not isinstance(texts, list) or not texts or len(texts) > MAX_PEEK
+            or not all(isinstance(t, str) and len(t) < 100 for t in texts)):
+        raise BadInput("peek needs \"moves\": a list of moves in PDN (\"32-28\")")
+    pos = positions[ply]
+    before = move = None
+    for text in texts:
+        move = move_from_pdn(pos, text)
+        before, pos = pos, play(pos, move)
+    return before, move, pos
