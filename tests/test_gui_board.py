@@ -5,9 +5,12 @@ and stop, the evaluation graph, the board editor refusing a bad position, the da
 verdicts and a PDN with a comment and a variation kept through load and save."""
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 from playwright.sync_api import expect
+
+from engine import Game, legal_moves, write_pdn
 
 from test_gui_browser import WAIT, browser, centre, click, drag, moves, new_game, page, plies, url  # noqa: F401
 
@@ -187,3 +190,47 @@ def test_a_pdn_with_comments_and_variations_shown_and_saved(page, tmp_path: Path
     saved = " ".join(Path(download.value.path()).read_text().split())
     assert ("1. 32-28 {the centre} (1. 33-29 {quieter} 1... 19-23 (1... 20-24 2. 29x20 15x24) "
             "2. 38-33) 1... 19-23 2. 28x19 14x23 {forced} *") in saved
+
+
+def test_the_shown_move_is_scrolled_into_view(page, tmp_path: Path):
+    rng, game = random.Random(7), Game()
+    while len(game.moves) < 80 and legal_moves(game.position) and not game.outcome():
+        game.push(rng.choice(legal_moves(game.position)))
+    pdn = tmp_path / "long.pdn"
+    pdn.write_text(write_pdn(game))
+    page.set_input_files("#pdn-file", str(pdn))
+    expect(page.locator("#moves span.future")).to_have_count(len(game.moves))
+    page.click("#btn-end")
+    expect(page.locator("#moves span.current")).to_have_count(1)
+    box, cur = page.locator("#moves").bounding_box(), page.locator("#moves span.current").bounding_box()
+    assert box["y"] <= cur["y"] and cur["y"] + cur["height"] <= box["y"] + box["height"] + 1
+    page.click("#btn-start")
+    expect(page.locator("#moves span.current")).to_have_count(0)
+    page.click("#btn-fwd")
+    expect(page.locator("#moves span.current")).to_have_text(page.locator("#moves span").first.inner_text())
+    cur = page.locator("#moves span.current").bounding_box()
+    assert box["y"] <= cur["y"] and cur["y"] + cur["height"] <= box["y"] + box["height"] + 1
+
+
+def test_sounds_and_animation_follow_their_settings(page):
+    page.evaluate("""() => {
+        window.tones = 0; window.animations = 0;
+        const osc = AudioContext.prototype.createOscillator;
+        AudioContext.prototype.createOscillator = function () { window.tones++; return osc.call(this); };
+        const animate = Element.prototype.animate;
+        Element.prototype.animate = function (...a) { window.animations++; return animate.apply(this, a); };
+    }""")
+    new_game(page, black="human")
+    drag(page, 32, 28)
+    plies(page, 1)
+    page.wait_for_function("window.tones > 0 && window.animations > 0")
+    page.click("#btn-settings")
+    page.uncheck("#set-sound")
+    page.uncheck("#set-animate")
+    page.click("#settings-dialog button[value=close]")
+    before = page.evaluate("[window.tones, window.animations]")
+    drag(page, 19, 23)
+    plies(page, 2)
+    page.wait_for_timeout(200)
+    assert page.evaluate("[window.tones, window.animations]") == before
+    page.evaluate("localStorage.clear()")

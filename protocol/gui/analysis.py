@@ -4,7 +4,8 @@
   engine is asked for them with Rafle's Hub extension ``set-param name=multipv`` (README,
   Hub section), sent only for analysis and only when it differs from what the engine has,
   so an engine that does not know it never sees it unless the person asks for lines.
-* :func:`line_of` reads the line number of an ``info`` (``multipv=N``; none: line 1).
+* :func:`line_of` reads the line number of an ``info`` (``multipv=N``; none: line 1),
+  :func:`first_move` the squares of its first move (for the page's arrow).
 * :class:`Databases` marks each legal move of a position that the endgame databases hold
   as a ``win``, ``draw`` or ``loss`` for the side that plays it (loaded on first use, per
   variant, from where ``rafle egdb`` puts them and the shipped ones).
@@ -13,7 +14,8 @@ from __future__ import annotations
 
 import threading
 
-from engine import BadInput, egdb_dirs, egdb_load, egdb_value_name, move_to_pdn, play
+from engine import (BadInput, capture_paths, egdb_dirs, egdb_load, egdb_value_name, move_from_hub,
+                    move_to_pdn, play)
 
 MAX_LINES = 5
 FLIP = {"win": "loss", "loss": "win", "draw": "draw"}
@@ -33,6 +35,20 @@ def line_of(args: dict[str, str]) -> int:
     except ValueError:
         return 1
     return line if 1 <= line <= MAX_LINES else 1
+
+
+def first_move(pos, pv: str) -> dict | None:
+    """The squares of a variation's first move (Hub text; the page draws its arrow), or
+    None when there is none or it cannot be read."""
+    words = pv.split()
+    try:
+        move = move_from_hub(pos, words[0]) if words else None
+    except BadInput:
+        return None
+    if move is None:
+        return None
+    paths = capture_paths(pos, move, limit=1)
+    return {"from": move.frm, "to": move.to, "path": paths[0] if paths else [move.to]}
 
 
 class Databases:

@@ -9,7 +9,7 @@ move of the game is chosen again.
 """
 from __future__ import annotations
 
-from engine import BadInput, Move, move_from_pdn, move_to_pdn, play
+from engine import WHITE, BadInput, Move, capture_paths, move_from_pdn, move_to_pdn, play, pos_to_fen
 
 MAX_PEEK = 200          # moves of a variation, at most
 
@@ -44,17 +44,23 @@ def _line(line, pos) -> list[dict]:
     return out
 
 
-def peek(positions: list, ply, texts) -> tuple:
-    """The position after the moves ``texts`` played from ply ``ply`` of the record, and
-    the last of them: ``(position before it, move, position after)``."""
+def peek(positions: list, ply, texts) -> dict:
+    """The ``peek`` message: the position after the moves ``texts`` played from ply ``ply``
+    of the record (``positions``), with its last move marked as ``state``'s ``last`` is."""
     if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply < len(positions):
         raise BadInput(f"peek needs a ply from 0 to {len(positions) - 1}")
     if (not isinstance(texts, list) or not texts or len(texts) > MAX_PEEK
             or not all(isinstance(t, str) and len(t) < 100 for t in texts)):
         raise BadInput("peek needs \"moves\": a list of moves in PDN (\"32-28\")")
     pos = positions[ply]
-    before = move = None
     for text in texts:
         move = move_from_pdn(pos, text)
         before, pos = pos, play(pos, move)
-    return before, move, pos
+    paths = capture_paths(before, move, limit=1)
+    squares = range(1, pos.variant.nsquares + 1)
+    return {"type": "peek", "ply": ply, "moves": texts, "fen": pos_to_fen(pos),
+            "pieces": "".join(pos.piece_at(s) for s in squares),
+            "turn": "white" if pos.turn == WHITE else "black",
+            "last": {"from": move.frm, "to": move.to, "captured": list(move.captured),
+                     "path": paths[0] if paths else [move.to],
+                     "pieces": {str(s): before.piece_at(s) for s in move.captured}}}

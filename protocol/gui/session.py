@@ -14,7 +14,14 @@ Messages to the page:
 * ``info``: a line of the engine's thinking (depth, score, nodes/s, principal variation);
 * ``engine``: the engine starts, is ready, or failed (crashed or silent) and why;
 * ``pdn``: the record as PDN text (answer to ``save``);
+* ``peek``: a variation's position (answer to ``peek``; the game does not change);
 * ``error``: what was wrong with a request.
+
+Analysis beyond one line and the board editor have modules of their own: several lines
+and database marks (:mod:`protocol.gui.analysis`: the ``lines`` request, ``info``'s
+``line``, ``state``'s ``db``), a loaded PDN's comments and variations
+(:mod:`protocol.gui.annotations`: ``state``'s ``notes``, the ``peek`` request) and the
+editor's position (:mod:`protocol.gui.editor`: the ``edit`` request).
 """
 from __future__ import annotations
 
@@ -28,7 +35,7 @@ from engine import (BLACK, VARIANTS, WHITE, BadInput, Game, Move, Position, Vari
 from protocol.levels import LEVELS, parse_level
 
 from . import annotations
-from .analysis import Databases, line_of, lines_count
+from .analysis import Databases, first_move, line_of, lines_count
 from .editor import edited_position
 from .engine import EngineSeat, Job
 
@@ -309,16 +316,7 @@ class BoardSession:
     def peek_variation(self, msg: dict) -> None:
         """Show the position of a variation's moves from a ply of the record; the game
         itself does not change (``peek`` answers)."""
-        whole = self._whole_record()
-        before, move, pos = annotations.peek(whole.positions, msg.get("ply"), msg.get("moves"))
-        paths = capture_paths(before, move, limit=1)
-        v = pos.variant
-        self.emit({"type": "peek", "ply": msg["ply"], "moves": msg["moves"], "fen": pos_to_fen(pos),
-                   "pieces": "".join(pos.piece_at(s) for s in range(1, v.nsquares + 1)),
-                   "turn": "white" if pos.turn == WHITE else "black",
-                   "last": {"from": move.frm, "to": move.to, "captured": list(move.captured),
-                            "path": paths[0] if paths else [move.to],
-                            "pieces": {str(s): before.piece_at(s) for s in move.captured}}})
+        self.emit(annotations.peek(self._whole_record().positions, msg.get("ply"), msg.get("moves")))
 
     def set_edited(self, msg: dict) -> None:
         """The board editor's position (protocol.gui.editor checks it): a game starts there."""
@@ -480,20 +478,8 @@ class BoardSession:
             self.last_info = {"type": "info", "ply": ply, "mode": self.task["mode"] if self.task else "",
                               "depth": args.get("depth", ""), "score": args.get("score", ""),
                               "white": white, "nodes": nodes, "nps": nps, "pv": pv,
-                              "line": line, "first": self._first_move(args.get("pv", ""))}
+                              "line": line, "first": first_move(self.game.position, args.get("pv", ""))}
             self.emit(self.last_info)
-
-    def _first_move(self, pv: str) -> dict | None:
-        """The squares of a variation's first move (the page draws its arrow), or None."""
-        pos, words = self.game.position, pv.split()
-        try:
-            move = move_from_hub(pos, words[0]) if words else None
-        except BadInput:
-            return None
-        if move is None:
-            return None
-        paths = capture_paths(pos, move, limit=1)
-        return {"from": move.frm, "to": move.to, "path": paths[0] if paths else [move.to]}
 
     def _pv_text(self, pv: str) -> str:
         """The engine's variation in PDN; what cannot be read stays as the engine sent it."""

@@ -73,7 +73,8 @@ export function renderMoves(m, goto, playLine) {
   list.scrollTop = keep;
   const cur = list.querySelector("span.current");
   if (cur) {
-    const top = cur.offsetTop - list.offsetTop, bottom = top + cur.offsetHeight;
+    // #moves is positioned: offsetTop is measured from its top.
+    const top = cur.offsetTop, bottom = top + cur.offsetHeight;
     if (top < list.scrollTop) list.scrollTop = top - 4;
     else if (bottom > list.scrollTop + list.clientHeight) list.scrollTop = bottom - list.clientHeight + 4;
   } else if (m.ply === 0) list.scrollTop = 0;
