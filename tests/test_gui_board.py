@@ -34,6 +34,10 @@ def test_coordinates_toggle_and_settings_are_kept(page):
     expect(page.locator("text.num")).to_have_count(50)            # kept in localStorage
     assert page.evaluate("document.body.dataset.board") == "contrast"
     assert page.evaluate("document.body.dataset.pieces") == "flat"
+    new_game(page, black="human", variant="russian")          # files and ranks on 8x8
+    expect(page.locator("text.coord")).to_have_count(16)
+    labels = page.locator("text.coord").evaluate_all("(ts) => ts.map((t) => t.textContent)")
+    assert sorted(labels) == sorted("abcdefgh12345678")
     page.evaluate("localStorage.clear()")
 
 

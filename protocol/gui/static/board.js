@@ -164,15 +164,18 @@ export class Board {
       t.textContent = text;
     };
     const half = EDGE / 2, far = w * CELL + half;
+    if (algebraic) {              // every file and rank, whether its square is played on or not
+      for (let i = 0; i < w; i++) {
+        const mid = i * CELL + CELL / 2;
+        put(mid, far, "abcdefghijkl"[this.flipped ? w - 1 - i : i]);
+        put(-half, mid, String(this.flipped ? i + 1 : w - i));
+      }
+      return;
+    }
     for (const sq of Object.keys(s.coords).map(Number)) {
       const [x, y] = this.xy(sq);
       const r = Math.floor(y / CELL), c = Math.floor(x / CELL);
       const name = s.names[sq];
-      if (algebraic) {
-        if (r === w - 1) put(x, far, name[0]);
-        if (c === 0) put(-half, y, name.slice(1));
-        continue;
-      }
       if (r === 0) put(x, -half, name);
       if (r === w - 1) put(x, far, name);
       if (c === 0) put(-half, y, name);
