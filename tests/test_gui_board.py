@@ -73,8 +73,12 @@ def against_a_slow_engine(page, seconds: int) -> None:
 
 def test_a_premove_is_played_as_soon_as_the_engine_has_moved(page):
     against_a_slow_engine(page, 2)
+    header = page.locator("header nav button")
+    buttons = [header.nth(i).bounding_box() for i in range(header.count())]
     drag(page, 32, 28)
     expect(page.locator("#status")).to_contain_text("thinking")
+    # The longer status moves no button (it has a line of its own).
+    assert [header.nth(i).bounding_box() for i in range(header.count())] == buttons
     click(page, 37)
     click(page, 32)                     # 37-32: premoved
     expect(page.locator("rect.sq-premove")).to_have_count(2)

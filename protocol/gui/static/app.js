@@ -68,6 +68,10 @@ document.addEventListener("pointerdown", (e) => {
   if ((board.premove || board.preFrom !== null) && !e.composedPath().includes($("board"))) board.setPremove(null);
 });
 
+// The analysis lines kept in the settings are asked for once per connection (a new server
+// session starts with one).
+let linesAsked = false;
+
 // The sound of the move just played (none when stepping through the record).
 function soundFor(before, m) {
   if (!settings.sound || !before || m.ply !== before.ply + 1 || m.record.length < m.ply) return;
@@ -134,7 +138,7 @@ const handlers = {
     soundFor(before, m);
     if (before && (before.fen !== m.fen || before.variant !== m.variant)) board.preFrom = null;
     runPremove(m);
-    if (m.multipv !== settings.lines && before === null) send({ type: "lines", count: settings.lines });
+    if (m.multipv !== settings.lines && !linesAsked) { linesAsked = true; send({ type: "lines", count: settings.lines }); }
   },
   info(m) {
     if (!state) return;
@@ -326,6 +330,7 @@ function connect(restore) {
   };
   ws.onopen = () => {
     document.body.dataset.connected = "1";
+    linesAsked = false;
     if (restore && restore.pdn) {      // a new server session: put the game back
       ws.send(JSON.stringify({ type: "load", text: restore.pdn }));
       ws.send(JSON.stringify({ type: "goto", ply: restore.ply }));
