@@ -397,6 +397,18 @@ def test_multipv_extension_numbers_its_lines_and_is_off_by_default(hub):
     assert len(lines) == 3 and all(INFO.fullmatch(x) for x in lines[:-1]), lines
 
 
+def test_multipv_analysis_stops_at_once(hub):
+    hub.send("set-param name=multipv value=3", "pos start", "go analyze")
+    line = hub.read()
+    while not line.startswith("info multipv=3 depth=4 "):
+        line = hub.read()
+    hub.send("stop")
+    lines = hub.read_until("done")
+    hub.send("set-param name=multipv value=1")
+    check_done(lines[-1], start_position())
+    assert hub.exchange() == []
+
+
 def test_single_legal_move_and_no_legal_move(hub):
     pos = after(start_position(), "32-28", "19-23")
     hub.send(f'pos pos={START} moves="32-28 19-23"', "level depth=3", "go think")

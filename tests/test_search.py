@@ -735,6 +735,7 @@ def test_multipv_stops_at_the_number_of_moves(searcher):
         assert searcher.set_option("multipv", "1")
     last = [i for i in infos if i.depth == 3]
     assert [i.line for i in last] == list(range(1, min(count, 5) + 1))
+    assert {i.pv[0] for i in last} == set(legal_moves(pos))     # every move once
 
 
 def test_multipv_one_reports_no_line_number(searcher):
