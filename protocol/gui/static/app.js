@@ -71,6 +71,7 @@ document.addEventListener("pointerdown", (e) => {
 // The analysis lines kept in the settings are asked for once per connection (a new server
 // session starts with one).
 let linesAsked = false;
+let peeking = false;        // a variation's position is shown (protocol/gui/annotations.py)
 
 // The sound of the move just played (none when stepping through the record).
 function soundFor(before, m) {
@@ -131,6 +132,7 @@ const handlers = {
     board.interactive = isHumanTurn(m);
     board.premoveSide = premoveSide(m);
     if (!board.premoveSide && !isHumanTurn(m)) board.premove = null;
+    peeking = false;
     lines.sync(m);
     if (!editor.accepted(m)) board.set(m, animate);
     showState(m);
@@ -142,7 +144,7 @@ const handlers = {
   },
   info(m) {
     if (!state) return;
-    if (!editor.active) lines.add(m, state);
+    if (!editor.active && !peeking) lines.add(m, state);
     if (m.white !== null && (m.line || 1) === 1) {
       state.evals[String(m.ply)] = m.white;
       drawEval(state);
@@ -179,6 +181,7 @@ const handlers = {
   error(m) { if (!editor.refused(m.message)) showError(m.message); },
   peek(m) {
     if (!state || editor.active) return;
+    peeking = true;                 // until the next state: the lines are of the game's position
     board.interactive = false;
     board.arrows = [];
     board.set({ ...state, pieces: m.pieces, moves: [], last: m.last, fen: m.fen, turn: m.turn });
