@@ -40,7 +40,8 @@ from numba import njit
 
 from .bits import lsb_index, popcount
 from .movegen import king_quiet_count as _king_moves, man_free, man_steps, step
-from .patterns import B3, B3R, NCONFIG, NDENSE, PHASE_ONE, SCALE, band, pair, phase, row_bits
+from .patterns import (B3, B3R, MAX_SLOTS, NCONFIG, NDENSE, PHASE_ONE, SCALE, band, code, phase,
+                       row_bits, square_slots)
 from .variants import (
     KG_BREAKTHROUGH, KG_LOSING, NDIRS, V_BOARD, V_FLYING_KING, V_GOAL, V_MAN_STEPS, V_WIDTH,
 )
@@ -97,12 +98,16 @@ T_RANK = 160       # +bit: row number from the top (0 = row of square 1)
 T_ROWS = 224       # +r: the bit of row r's first square (engine.patterns.band)
 T_B3 = 364         # +code: an 8-bit window code in base 3
 T_B3R = 620        # +code: the same, the code read backwards
-N_TABLE = 876
+T_SLOTS = 876      # +bit * SLOT_ROW: the windows of a square (engine.patterns.square_slots)
+SLOT_ROW = 1 + 2 * MAX_SLOTS
+N_TABLE = T_SLOTS + 64 * SLOT_ROW
 
 # The learned evaluation's weights follow the hand weights in the same array:
 LEARNED = N_WEIGHTS        # W[LEARNED]: number of pattern windows; 0 = hand evaluation
 LEARNED_START = N_WEIGHTS + 1   # W[LEARNED_START]: pieces at the start (the phase's 100%)
-LEARNED_AT = N_WEIGHTS + 2      # the packed weight block (engine.weights.learned)
+LEARNED_AT = N_WEIGHTS + 2      # the packed weight block (engine.weights.learned): for
+# each window and each of White's indices, the window's opening * 2^32 + endgame weight
+# as White reads it minus the weight Black reads from the same squares (one read a window)
 
 
 def square_coords(width: int, square: int) -> tuple[int, int]:
@@ -142,6 +147,7 @@ def _tables(width: int) -> np.ndarray:
     T[T_ROWS:T_ROWS + width] = row_bits(width)
     T[T_B3:T_B3 + 256] = B3
     T[T_B3R:T_B3R + 256] = B3R
+    T[T_SLOTS:] = square_slots(width).ravel()
     T.flags.writeable = False
     return T
 
@@ -313,30 +319,90 @@ def hand_terms(white, black, kings, V, T, W, a, b, race):
     return sa, sb
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _white_index(rw, rb, c, T):
+    """White's index of the window at squares ``c, c+1`` of a band (rows ``rw``, ``rb``)."""
+    return T[T_B3 + code(rw, c)] + 2 * T[T_B3 + code(rb, c)]
+
+
 @njit(cache=True, nogil=True)
-def _evaluate_learned(white, black, kings, turn, V, T, W):
-    """The pattern evaluation (engine.patterns) for the side to move: the windows, and
-    the hand terms with learned opening and endgame weights."""
-    # Each window entry holds its opening weight times 2^32 plus its endgame weight, so
-    # one read a window side and one sum give both: the endgame sum is the low 32 bits
-    # (signed), the opening sum the rest.
-    nw = W[LEARNED]
-    op_d = LEARNED_AT + nw * NCONFIG
-    eg_d = op_d + NDENSE
-    wm = white & ~kings
-    bm = black & ~kings
-    width = V[V_WIDTH]
+def window_sum(wm, bm, width, T, W, idx):
+    """The windows' packed sum (``LEARNED_AT``) for White's men ``wm`` and Black's ``bm``,
+    each window's index as White reads it written to ``idx`` (the search keeps them to
+    update, :func:`windows_after`)."""
     half = width // 2
     mask = (1 << half) - 1
     per = half - 1
     acc = 0
-    for r0 in range(width - 3):          # engine.patterns.window_indices, summed
+    for r0 in range(width - 3):
         rw = band(wm, T, T_ROWS, r0, mask)
         rb = band(bm, T, T_ROWS, r0, mask)
         for c in range(per):
             u = r0 * per + c
-            iw, ib = pair(rw, rb, c, T, T_B3, T_B3R)
-            acc += W[LEARNED_AT + u * NCONFIG + iw] - W[LEARNED_AT + (nw - 1 - u) * NCONFIG + ib]
+            i = _white_index(rw, rb, c, T)
+            idx[u] = i
+            acc += W[LEARNED_AT + u * NCONFIG + i]
+    return acc
+
+
+@njit(cache=True, nogil=True)
+def _window_acc(wm, bm, width, T, W):
+    """:func:`window_sum` without keeping the indices."""
+    half = width // 2
+    mask = (1 << half) - 1
+    per = half - 1
+    acc = 0
+    for r0 in range(width - 3):
+        rw = band(wm, T, T_ROWS, r0, mask)
+        rb = band(bm, T, T_ROWS, r0, mask)
+        for c in range(per):
+            acc += W[LEARNED_AT + (r0 * per + c) * NCONFIG + _white_index(rw, rb, c, T)]
+    return acc
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _shift_men(acc, idx, men, sign, T, W):
+    """``acc`` with each man of ``men`` added (``sign`` +1 for White's, +2 for Black's) or
+    taken away (-1, -2) in every window it lies in; ``idx`` updated."""
+    while men:
+        x = lsb_index(men)
+        men &= men - 1
+        at = T_SLOTS + x * SLOT_ROW
+        for j in range(T[at]):
+            u = T[at + 1 + 2 * j]
+            base = LEARNED_AT + u * NCONFIG
+            i = idx[u]
+            acc -= W[base + i]
+            i += sign * T[at + 2 + 2 * j]
+            idx[u] = i
+            acc += W[base + i]
+    return acc
+
+
+@njit(cache=True, nogil=True)
+def windows_after(acc, idx, p, q, wm, bm, wm2, bm2, T, W):
+    """The windows' sum after the men went from (``wm``, ``bm``) to (``wm2``, ``bm2``), from
+    the sum ``acc`` before; the indices before, ``idx[p]``, are copied to ``idx[q]`` and
+    updated there: only the windows of the squares that changed are read again."""
+    for u in range(W[LEARNED]):
+        idx[q, u] = idx[p, u]
+    row = idx[q]
+    acc = _shift_men(acc, row, wm & ~wm2, -1, T, W)
+    acc = _shift_men(acc, row, bm & ~bm2, -2, T, W)
+    acc = _shift_men(acc, row, wm2 & ~wm, 1, T, W)
+    return _shift_men(acc, row, bm2 & ~bm, 2, T, W)
+
+
+@njit(cache=True, nogil=True)
+def learned_score(acc, white, black, kings, turn, V, T, W):
+    """The pattern evaluation (engine.patterns) for the side to move, from the windows'
+    packed sum ``acc``: the windows, and the hand terms with learned opening and endgame
+    weights, blended by the phase."""
+    # Each window entry holds its opening weight times 2^32 plus its endgame weight, so
+    # one sum gives both: the endgame sum is the low 32 bits (signed), the opening the rest.
+    nw = W[LEARNED]
+    op_d = LEARNED_AT + nw * NCONFIG
+    eg_d = op_d + NDENSE
     eg = ((acc & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
     op = (acc - eg) >> 32
     dop, deg = hand_terms(white, black, kings, V, T, W, op_d, eg_d, 1)
@@ -350,13 +416,33 @@ def _evaluate_learned(white, black, kings, turn, V, T, W):
 
 
 @njit(cache=True, nogil=True)
+def _evaluate_learned(white, black, kings, turn, V, T, W):
+    """The pattern evaluation, its windows read from the position."""
+    acc = _window_acc(white & ~kings, black & ~kings, V[V_WIDTH], T, W)
+    return learned_score(acc, white, black, kings, turn, V, T, W)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def uses_windows(V, W):
+    """The variant is evaluated with learned windows (not antidraughts, not breakthrough)."""
+    goal = V[V_GOAL]
+    return goal != KG_LOSING and goal != KG_BREAKTHROUGH and W.shape[0] > LEARNED and W[LEARNED] > 0
+
+
+@njit(cache=True, nogil=True)
 def evaluate(white, black, kings, turn, V, T, W):
     """Static score of a position for the side to move, in hundredths of a man."""
+    if uses_windows(V, W):
+        return _evaluate_learned(white, black, kings, turn, V, T, W)
+    return evaluate_hand(white, black, kings, turn, V, T, W)
+
+
+@njit(cache=True, nogil=True)
+def evaluate_hand(white, black, kings, turn, V, T, W):
+    """The hand evaluation (and antidraughts' and breakthrough's own)."""
     goal = V[V_GOAL]
     if goal == KG_LOSING:
         return _evaluate_losing(white, black, kings, turn, V, W)
-    if goal != KG_BREAKTHROUGH and W.shape[0] > LEARNED and W[LEARNED] > 0:
-        return _evaluate_learned(white, black, kings, turn, V, T, W)
     race = BT_MULT if goal == KG_BREAKTHROUGH else 1
     score, _ = hand_terms(white, black, kings, V, T, W, 0, 0, race)
     score = _drawish(score, white, black, kings, W)

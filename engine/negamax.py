@@ -49,12 +49,13 @@ from numba import njit
 from . import egdb, tt
 from .bits import popcount
 from .drawrules import advance, count_draw, repeated
-from .eval import evaluate
+from .eval import evaluate, evaluate_hand, learned_score, uses_windows, window_sum, windows_after
 from .options import FORMS, KERNEL_OPTIONS, kernel_slot
 from .movegen import (FLAG_PROMOTE, generate, generate_captures, king_quiet_count, make,
                       man_targets)
 from .variants import (
     KG_BREAKTHROUGH, KG_LOSING, V_BOARD, V_GOAL, V_PROMO_BLACK, V_PROMO_WHITE, V_REPETITIONS,
+    V_WIDTH,
 )
 from .zobrist import move_key
 
@@ -67,7 +68,8 @@ MAX_PLY = 128
 
 # ctl: shared control and report words
 C_STOP, C_NODES, C_NODE_LIMIT, C_ABORTED, C_ROOT_DONE, C_LEAVES, C_LEAF_PLY, C_CAN_STOP = range(8)
-C_SIZE = 8
+C_CHECKED, C_WRONG = 8, 9      # eval-check: evaluations checked, and found different
+C_SIZE = 10
 # params: the kernel options of engine.options first (their slots: kernel_slot), then what
 # each search sets: the plain threshold window (P_LO/P_HI, around the root's static
 # evaluation), the TT age, the root's barred king (Frisian: its bit + 1, 0 = none; its quiet
@@ -83,11 +85,15 @@ P_FORM = kernel_slot("threshold-form")          # FORM_PLAIN or FORM_VERIFIED
 P_MARGIN = kernel_slot("threshold-margin")
 P_INTERVAL = kernel_slot("threshold-interval")
 P_SLOPE = kernel_slot("threshold-slope")
+P_GATE = kernel_slot("threshold-gate")          # verify only where the evaluation says so
+P_NESTED = kernel_slot("threshold-nested")      # verification searches may prune in turn
+P_QS_THREATS = kernel_slot("qs-threats")        # a threatened quiescence leaf gets a ply
 P_LMR_DEPTH = kernel_slot("lmr-depth")          # smallest depth reduced, 0 = off
 P_LMR_MOVES = kernel_slot("lmr-moves")          # moves tried before reducing (null window)
 P_LMR_PV_MOVES = kernel_slot("lmr-pv-moves")    # ... at nodes with an open window
 P_LMR_TWO = kernel_slot("lmr-two-moves")        # moves tried before reducing two (0: old rule)
 P_LMR_KILLERS = kernel_slot("lmr-killers")      # killers reducible
+P_EVAL_CHECK = kernel_slot("eval-check")        # debug: check the updated evaluation
 P_LO, P_HI, P_AGE, P_BARRED, P_EGDB, P_EGDB_ROOT, P_EGDB_FILTER, P_EXCLUDED = range(
     len(KERNEL_OPTIONS), len(KERNEL_OPTIONS) + 8)
 MAX_EXCLUDED = 8
@@ -100,9 +106,12 @@ VERIFY_SHARE = 4         # ... confirmed by a search to VERIFY_SHARE / 10 of the
 # (F_REV, F_EG, F_ROAD, F_STABLE: the draw-rule counters of engine.drawrules)
 (F_W, F_B, F_K, F_T, F_KEY, F_REV, F_EG, F_ROAD, F_STABLE, F_ALPHA, F_BETA, F_DEPTH, F_ALPHA0,
  F_BEST, F_BESTI, F_N, F_I, F_CUR, F_PHASE, F_TRIED, F_QS, F_TTMOVE,
- F_VERIFY, F_OLD_ALPHA, F_OLD_BETA, F_OLD_DEPTH) = range(26)
-NF = 26
+ F_VERIFY, F_OLD_ALPHA, F_OLD_BETA, F_OLD_DEPTH, F_INSIDE, F_WINDOWS) = range(28)
+NF = 28
 # F_VERIFY: a verified threshold cut in progress (above beta, below alpha), or tried and refuted
+# F_INSIDE: the node is inside a verification search (some ancestor's F_VERIFY is in progress)
+# F_WINDOWS: the pattern windows' sum of the node's position, updated move by move
+# (engine.eval.windows_after; the windows' indices in the workspace's ``windows[ply]``)
 VF_NONE, VF_ABOVE, VF_BELOW, VF_REFUTED = 0, 1, 2, 3
 PH_FULL, PH_NULL, PH_REDUCED = 0, 1, 2
 ENTER, STEP, RETURN, DONE = 0, 1, 2, 3    # the loop's modes; DONE: the root has returned
@@ -127,6 +136,11 @@ class Knobs(NamedTuple):
     win_here: int
     egdb_pieces: int
     egdb_root: int
+    gate: bool                # verify only where the static evaluation is beyond the margin
+    nested: bool              # verification searches may prune in turn
+    qs_threats: bool          # a quiescence leaf the opponent threatens is searched a ply
+    windows: bool             # the learned evaluation's windows are updated move by move
+    check: bool               # ... and checked against a full evaluation (eval-check)
 
 
 RULE_NONE, RULE_DRAW, RULE_NO_MOVE = 0, 1, 2
@@ -179,15 +193,19 @@ def search_root(work, shared, tables, depth, alpha, beta):
     """Search the root in ``work.stack[0]`` (position, key, rule counters) to ``depth`` plies
     inside ``(alpha, beta)`` (the records: :mod:`engine.records`).  Returns the root's
     value (fail-soft); meaningless if ``ctl[C_ABORTED]`` is set."""
-    st, order, pv, pvlen, killers, hist, keys, h0, buf, state, ctl, P = work
+    st, order, pv, pvlen, killers, hist, keys, h0, buf, state, ctl, P, win = work
     V, S, T, W, Z = tables
     tt_keys, tt_data, EX, EC, EO, ED = shared
     nodes, limit, can_stop = ctl[C_NODES], ctl[C_NODE_LIMIT], ctl[C_CAN_STOP] != 0
     ctl[C_ABORTED], ctl[C_ROOT_DONE] = 0, 0
-    knobs = _knobs(P, V)
+    knobs = _knobs(P, V, W)
     st[0, F_ALPHA], st[0, F_BETA], st[0, F_DEPTH] = alpha, beta, depth
     for j in range(MAX_PLY):
         st[j, F_VERIFY] = VF_NONE
+    st[0, F_INSIDE] = 0
+    if knobs.windows:
+        st[0, F_WINDOWS] = window_sum(st[0, F_W] & ~st[0, F_K], st[0, F_B] & ~st[0, F_K],
+                                      V[V_WIDTH], T, W, win[0])
     p, v, mode = 0, 0, ENTER
     while True:
         if mode == ENTER:
@@ -224,17 +242,25 @@ def search_root(work, shared, tables, depth, alpha, beta):
                         continue
                 # Step 5. Threshold pruning, plain or verified (the module docstring).
                 if _plain_due(p, d, knobs):
-                    d = _plain_depth(p, d, w, b, k, t, st, P, V, T, W)
-                elif _verify_due(p, d, alpha, beta, st[p, F_VERIFY], knobs):
+                    d = _plain_depth(p, d, _static(st[p, F_WINDOWS], w, b, k, t, V, T, W,
+                                                   knobs, ctl), st, P)
+                elif _verify_due(p, d, alpha, beta, st[p, F_VERIFY], st[p, F_INSIDE], knobs):
                     d, alpha, beta = _verify_first(p, d, alpha, beta, w, b, k, t, st, P, V,
-                                                   S, T, W, buf, state)
+                                                   S, T, W, buf, state, knobs, ctl)
             if p >= MAX_PLY - 1:
-                v = evaluate(w, b, k, t, V, T, W)
+                v = _static(st[p, F_WINDOWS], w, b, k, t, V, T, W, knobs, ctl)
                 continue
             moves = buf[p]
             if d <= 0:
-                # Step 6. Quiescence: only the pending captures are searched, else a leaf.
+                # Step 6. Quiescence: only the pending captures are searched, else a leaf
+                # (with qs-threats, a first quiescence node the opponent threatens to capture
+                # from is searched a ply: Step 7 on).
                 n = generate_captures(w, b, k, t, V, S, moves, state)
+                if n == 0 and d == 0 and knobs.qs_threats and _threatened(p, w, b, k, t, V, S,
+                                                                          buf, state):
+                    d = 1
+                    st[p, F_DEPTH] = 1
+            if d <= 0:
                 if n == 0:
                     ctl[C_LEAVES] += 1
                     ctl[C_LEAF_PLY] += p
@@ -243,7 +269,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
                     elif knobs.goal == KG_BREAKTHROUGH and _can_crown(w, b, k, t, V):
                         v = MATE - p - 1
                     else:
-                        v = evaluate(w, b, k, t, V, T, W)
+                        v = _static(st[p, F_WINDOWS], w, b, k, t, V, T, W, knobs, ctl)
                     continue
                 st[p, F_QS], st[p, F_TTMOVE] = 1, -1
                 for j in range(n):
@@ -288,6 +314,10 @@ def search_root(work, shared, tables, depth, alpha, beta):
             q = p + 1
             ckey = move_key(st[p, F_KEY], k, t, frm, to, cap, fl & FLAG_PROMOTE, Z)
             st[q, F_W], st[q, F_B], st[q, F_K], st[q, F_T], st[q, F_KEY] = cw, cb, ck, ct, ckey
+            st[q, F_INSIDE] = st[p, F_INSIDE] | _verifying(st[p, F_VERIFY])
+            if knobs.windows:
+                st[q, F_WINDOWS] = windows_after(st[p, F_WINDOWS], win, p, q, w & ~k, b & ~k,
+                                                 cw & ~ck, cb & ~ck, T, W)
             keys[h0 + q] = ckey       # the path the repetition rule reads
             (st[q, F_REV], st[q, F_EG], st[q, F_ROAD],
              st[q, F_STABLE]) = advance(st[p, F_REV], st[p, F_EG], st[p, F_ROAD],
@@ -327,8 +357,10 @@ def search_root(work, shared, tables, depth, alpha, beta):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _knobs(P, V):
-    """The search's settings, read once a call from the parameters and the variant."""
+def _knobs(P, V, W):
+    """The search's settings, read once a call from the parameters, the variant and the
+    evaluation."""
+    windows = uses_windows(V, W)
     threshold = P[P_THRESHOLD] != 0
     verified = threshold and P[P_FORM] == FORM_VERIFIED
     goal = V[V_GOAL]
@@ -338,7 +370,8 @@ def _knobs(P, V):
     lmr_below = S_PROMOTE if P[P_LMR_KILLERS] != 0 else S_KILLER2
     return Knobs(P[P_AGE], threshold and not verified, verified, max(P[P_INTERVAL], 1),
                  P[P_LMR_DEPTH], P[P_LMR_MOVES], P[P_LMR_PV_MOVES], P[P_LMR_TWO], lmr_below,
-                 goal, win_here, P[P_EGDB], P[P_EGDB_ROOT])
+                 goal, win_here, P[P_EGDB], P[P_EGDB_ROOT], P[P_GATE] != 0, P[P_NESTED] != 0,
+                 P[P_QS_THREATS] != 0, windows, windows and P[P_EVAL_CHECK] != 0)
 
 
 # The helpers the loop calls for every node or move take and return numbers only: an
@@ -346,6 +379,28 @@ def _knobs(P, V):
 # increment and decrement) that numba does not always prune, and helpers that took the
 # kernel's arrays made the search a fifth slower.  Those that need arrays run on rare
 # paths (verification, databases, root moves, cuts) or once a node, and are plain calls.
+
+@njit(cache=True, nogil=True)
+def _threatened(p, w, b, k, t, V, S, buf, state):
+    """Step 6: the opponent of the side to move would have a capture, were it to move
+    (``buf[p + 1]`` is scratch space)."""
+    return p < MAX_PLY - 2 and generate_captures(w, b, k, 1 - t, V, S, buf[p + 1], state) != 0
+
+
+@njit(cache=True, nogil=True)
+def _static(windows, w, b, k, t, V, T, W, knobs, ctl):
+    """The static evaluation of a node: the learned one from its windows' sum, updated
+    move by move (checked against a full evaluation with ``eval-check``), else the hand
+    one."""
+    if not knobs.windows:
+        return evaluate_hand(w, b, k, t, V, T, W)
+    e = learned_score(windows, w, b, k, t, V, T, W)
+    if knobs.check:
+        ctl[C_CHECKED] += 1
+        if e != evaluate(w, b, k, t, V, T, W):
+            ctl[C_WRONG] += 1
+    return e
+
 
 @njit(cache=True, nogil=True, inline="always")
 def _no_move_value(p, goal):
@@ -384,10 +439,9 @@ def _plain_due(p, d, knobs):
 
 
 @njit(cache=True, nogil=True)
-def _plain_depth(p, d, w, b, k, t, st, P, V, T, W):
+def _plain_depth(p, d, e, st, P):
     """Step 5, plain form: the node's depth, 0 (a leaf: quiescence only) where its
-    evaluation, from the root's side, is outside the window around the root's."""
-    e = evaluate(w, b, k, t, V, T, W)
+    evaluation ``e``, from the root's side, is outside the window around the root's."""
     if p & 1:
         e = -e
     if e < P[P_LO] or e > P[P_HI]:
@@ -397,26 +451,36 @@ def _plain_depth(p, d, w, b, k, t, st, P, V, T, W):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _verify_due(p, d, alpha, beta, verify, knobs):
+def _verifying(verify):
+    """1 while a node's verification search runs (its children are inside it), else 0."""
+    return 1 if verify == VF_ABOVE or verify == VF_BELOW else 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _verify_due(p, d, alpha, beta, verify, inside, knobs):
     """Step 5: the verified form is tried at this node: deep enough, a null window away
-    from mate scores, no verification of it running or refuted."""
+    from mate scores, no verification of it running or refuted, and (``threshold-nested``
+    off) not inside another node's verification search."""
     return (knobs.verified and d >= VERIFY_FROM and beta - alpha == 1
             and p % knobs.interval == 0 and verify == VF_NONE and p < MAX_PLY - 2
-            and -WIN_BOUND < alpha and beta < WIN_BOUND)
+            and -WIN_BOUND < alpha and beta < WIN_BOUND and (knobs.nested or inside == 0))
 
 
 @njit(cache=True, nogil=True)
-def _verify_first(p, d, alpha, beta, w, b, k, t, st, P, V, S, T, W, buf, state):
+def _verify_first(p, d, alpha, beta, w, b, k, t, st, P, V, S, T, W, buf, state, knobs, ctl):
     """Step 5, verified form: a node quiet for both sides whose evaluation lies beyond its
-    window by the margin is first searched to a share of its depth around the shifted
-    bound (``F_VERIFY`` says which side; Step 10 judges it).  Returns the depth and window
-    to search now."""
+    window by the margin (``gate`` off: every node, above beta) is first searched to a
+    share of its depth around the shifted bound (``F_VERIFY`` says which side; Step 10
+    judges it).  Returns the depth and window to search now."""
     margin = P[P_MARGIN] + P[P_SLOPE] * d
-    e = evaluate(w, b, k, t, V, T, W)
-    side = VF_ABOVE if e >= beta + margin else VF_BELOW if e <= alpha - margin else VF_NONE
-    if (side == VF_NONE or generate_captures(w, b, k, t, V, S, buf[p], state) != 0
-            or generate_captures(w, b, k, 1 - t, V, S, buf[p + 1], state) != 0):
-        return d, alpha, beta
+    if knobs.gate:
+        e = _static(st[p, F_WINDOWS], w, b, k, t, V, T, W, knobs, ctl)
+        side = VF_ABOVE if e >= beta + margin else VF_BELOW if e <= alpha - margin else VF_NONE
+        if (side == VF_NONE or generate_captures(w, b, k, t, V, S, buf[p], state) != 0
+                or generate_captures(w, b, k, 1 - t, V, S, buf[p + 1], state) != 0):
+            return d, alpha, beta
+    else:
+        side = VF_ABOVE
     st[p, F_VERIFY] = side
     st[p, F_OLD_ALPHA], st[p, F_OLD_BETA], st[p, F_OLD_DEPTH] = alpha, beta, d
     alpha = beta + margin - 1 if side == VF_ABOVE else alpha - margin

@@ -121,6 +121,13 @@ OPTIONS: tuple[Option, ...] = (
          kernel=True),
     _int("threshold-slope", 10, 0, 1000, "verified threshold pruning: margin added per ply "
          "of depth", kernel=True),
+    _bool("threshold-gate", True, "verified threshold pruning tries only the nodes whose "
+          "static evaluation is beyond the window by the margin, with no capture for either "
+          "side (false: every null-window node, above beta: Scan's form)", kernel=True),
+    _bool("threshold-nested", True, "verification searches may prune in turn (false: no "
+          "threshold pruning inside a verification search, as Scan)", kernel=True),
+    _bool("qs-threats", False, "a quiescence leaf where the opponent threatens a capture is "
+          "searched one ply deeper (as Scan)", kernel=True),
     _int("lmr-depth", 3, 0, 64, "late-move reductions from this depth (0: off)", kernel=True),
     _int("lmr-moves", 2, 0, 64, "late-move reductions after this many moves", kernel=True),
     _int("lmr-pv-moves", 2, 0, 64, "late-move reductions after this many moves at nodes with "
@@ -128,6 +135,10 @@ OPTIONS: tuple[Option, ...] = (
     _int("lmr-two-moves", 0, 0, 64, "reduce by two plies after this many moves at null-window "
          "nodes (0: after 2 lmr-moves + 2 moves, from twice lmr-depth)", kernel=True),
     _bool("lmr-killers", False, "killer moves are reduced too", kernel=True),
+    _bool("eval-check", False, "debug: the search checks every evaluation it updates move "
+          "by move against one computed from the position (slower)", kernel=True),
+    _int("time-horizon", 0, 0, 200, "a clock is planned to last at most this many more moves "
+         "(0: to the time control, or 30 without one; Scan plans over 30 to 10)"),
     _bool("book", True, "play from the opening book"),
     _int("book-ply", 8, 0, 1000, "the book plays the game's first this many plies"),
     _int("book-margin", 10, 0, 10000, "book moves within this many hundredths of the best"),

@@ -8,7 +8,10 @@ the top, left square first), so a window's contents is one of 3^8 = 6561 indices
 ``B3[own] + 2 * B3[opponent]`` (``B3`` turns 8 bits into base-3 digits).  The four rows
 of a band of windows are taken once, a row per byte (:func:`band`); each window's code
 is then a shift, a mask and three shifts (:func:`code`), and its index two table
-look-ups: no loop over squares.  Kings count as empty squares
+look-ups: no loop over squares.  In the search the indices are not recomputed: each
+node keeps White's index of every window and the windows' sum, and a move updates only
+the windows of the squares whose men changed (:func:`square_slots`,
+``engine.eval.windows_after``).  Kings count as empty squares
 in windows: they are material and dense terms of their own.
 
 Colour symmetry by construction: White's side of the score reads each window's
@@ -70,6 +73,48 @@ def _base3() -> tuple[np.ndarray, np.ndarray]:
 
 
 B3, B3R = _base3()
+
+
+def _turned() -> np.ndarray:
+    """For each index of a window as White reads it (``B3[white] + 2 * B3[black]``), the
+    index Black reads from the same squares (``B3R[black] + 2 * B3R[white]``)."""
+    out = np.zeros(NCONFIG, dtype=np.int64)
+    for i in range(NCONFIG):
+        cw = cb = 0
+        x = i
+        for j in range(8):
+            if x % 3 == 1:
+                cw |= 1 << j
+            elif x % 3 == 2:
+                cb |= 1 << j
+            x //= 3
+        out[i] = B3R[cb] + 2 * B3R[cw]
+    return out
+
+
+TURNED = _turned()
+MAX_SLOTS = 8                          # windows a square belongs to, at most
+
+
+def square_slots(width: int) -> np.ndarray:
+    """For each bit of a square: ``[n, u1, p1, ..., u8, p8]``: the ``n`` windows ``u`` the
+    square lies in and its power of three ``p`` in each window's code (a White man there
+    adds ``p`` to White's index of the window, a Black man ``2 * p``).  The incremental
+    update of the windows (``engine.eval.windows_after``) reads it."""
+    half = width // 2
+    per = half - 1
+    out = np.zeros((64, 1 + 2 * MAX_SLOTS), dtype=np.int64)
+    for r, first in enumerate(row_bits(width)):
+        for q in range(half):
+            x = first + q
+            for r0 in range(max(0, r - 3), min(r, width - 4) + 1):
+                for c in (q - 1, q):
+                    if 0 <= c < per:
+                        n = out[x, 0]
+                        out[x, 1 + 2 * n] = r0 * per + c
+                        out[x, 2 + 2 * n] = 3 ** (2 * (r - r0) + (q - c))
+                        out[x, 0] = n + 1
+    return out
 
 
 @njit(cache=True, nogil=True, inline="always")

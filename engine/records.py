@@ -58,6 +58,7 @@ class Workspace(NamedTuple):
     state: np.ndarray         # the capture search's scratch space
     ctl: np.ndarray           # C_*: control and report words
     params: np.ndarray        # P_*: the search's parameters
+    windows: np.ndarray       # windows[ply, u]: White's index of pattern window u (engine.eval)
 
 
 def new_workspace() -> Workspace:
@@ -71,4 +72,5 @@ def new_workspace() -> Workspace:
                      np.zeros((2, 64, 64), dtype=np.int64),
                      np.zeros(MAX_PLY + 1, dtype=np.int64), 0,
                      new_move_buffer(MAX_PLY), new_state(),
-                     np.zeros(C_SIZE, dtype=np.int64), np.zeros(P_SIZE, dtype=np.int64))
+                     np.zeros(C_SIZE, dtype=np.int64), np.zeros(P_SIZE, dtype=np.int64),
+                     np.zeros((MAX_PLY, 32), dtype=np.int64))

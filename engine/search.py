@@ -164,7 +164,7 @@ class Searcher:
                 if move is not None and move in moves:
                     return Result(move, None, None, 0, 0, time.monotonic() - start, (move,))
             # Step 3. The time and node plan; the clock's timer stops the kernel at the hard limit.
-            plan = timeman.plan(limits, analyze=analyze)
+            plan = timeman.plan(limits, analyze=analyze, horizon=self.settings.time_horizon)
             clock.arm(plan.hard)
             node_cap = plan.nodes if plan.nodes is not None else 1 << 62
             # Step 4. The root and this search's records; the helper threads start on it.

@@ -51,8 +51,9 @@ def reserve(clock: float) -> float:
     return OVERHEAD + min(0.02 * clock, 1.0)
 
 
-def plan(limits, analyze: bool = False) -> Plan:
-    """The plan for ``limits`` (an ``engine.search.Limits``)."""
+def plan(limits, analyze: bool = False, horizon: int = 0) -> Plan:
+    """The plan for ``limits`` (an ``engine.search.Limits``); ``horizon``: the option
+    ``time-horizon`` (:func:`clock_budget`)."""
     depth = MAX_DEPTH
     if limits.depth is not None:
         depth = max(1, min(int(limits.depth), MAX_DEPTH))
@@ -66,7 +67,8 @@ def plan(limits, analyze: bool = False) -> Plan:
         hard = max(MIN_THINK, t - reserve(t))
         return Plan(depth, nodes, hard, hard)
     if limits.time is not None:
-        soft, hard = clock_budget(seconds(limits.time), seconds(limits.inc or 0.0), limits.moves)
+        soft, hard = clock_budget(seconds(limits.time), seconds(limits.inc or 0.0), limits.moves,
+                                  horizon)
         return Plan(depth, nodes, soft, hard)
     if limits.depth is None and limits.nodes is None and not analyze:
         hard = DEFAULT_MOVETIME - reserve(DEFAULT_MOVETIME)
@@ -82,9 +84,12 @@ def seconds(value) -> float:
     return min(max(t, 0.0), MAX_SECONDS)
 
 
-def clock_budget(clock: float, inc: float, moves: int | None) -> tuple[float, float]:
+def clock_budget(clock: float, inc: float, moves: int | None,
+                 horizon: int = 0) -> tuple[float, float]:
     """(soft, hard) seconds for a move with ``clock`` seconds left, ``inc`` per move
-    to come and ``moves`` moves to the next time control (None: sudden death).
+    to come and ``moves`` moves to the next time control (None: sudden death), planned
+    over at most ``horizon`` moves when it is not 0 (a game is often decided before the
+    control: Scan plans over 30 moves in the middle game, 10 in the endgame).
 
     The target is an even share of the usable clock (less a reserve) over the moves to
     go, plus the increment less ``LATENCY`` (it comes back after every move).  No iteration starts after ``SOFT`` of the target
@@ -101,6 +106,8 @@ def clock_budget(clock: float, inc: float, moves: int | None) -> tuple[float, fl
         # do not each take a big share of what is left (the last one all of it), and the
         # time left at the control carries over to the next period.
         to_go = min(int(moves), 100) + CONTROL_SLACK
+    if horizon > 0:
+        to_go = min(to_go, horizon)
     # This move's increment is already in ``clock``; later ones will come back, less what
     # each move costs outside the search.  The reserve is never planned away: a clock run
     # down to it thinks less than the increment and grows again.

@@ -18,7 +18,7 @@ import numpy as np
 
 from .errors import BadInput
 from .eval import LEARNED, LEARNED_AT, LEARNED_START, N_WEIGHTS, WEIGHTS
-from .patterns import layout, windows
+from .patterns import NCONFIG, TURNED, layout, windows
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -43,20 +43,29 @@ def shipped(variant) -> Path:
     return DATA / f"weights-{variant.name}.npz"
 
 
-LIMIT = 1 << 24      # a window weight's bound: 56 of them sum inside 32 bits
+LIMIT = 1 << 24      # a window weight's bound: 56 of them sum inside 32 bits (28 entries of two)
+
+
+def _both_sides(w: np.ndarray, nw: int) -> np.ndarray:
+    """Per window and White's index: White's weight minus the weight Black reads from
+    the same squares (the opposite window, through the board turned: ``TURNED``)."""
+    w = w.reshape(nw, NCONFIG)
+    return (w - w[::-1][:, TURNED]).ravel()
 
 
 def learned(block: np.ndarray, width: int, name: str) -> Evaluation:
-    """The weight array of a learned evaluation: the hand weights, then the windows'
-    weights packed in pairs (opening * 2^32 + endgame, one read for both), then the
-    dense weights (opening, endgame)."""
+    """The weight array of a learned evaluation: the hand weights, then one entry a window
+    and index for both sides and both phases (White's weight minus Black's from the same
+    squares, opening * 2^32 + endgame: one read), then the dense weights (opening,
+    endgame)."""
     _, eg_w, op_d, _, size = layout(width)
+    nw = windows(width)
     block = np.asarray(block, dtype=np.int64)
-    op = np.clip(block[:eg_w], -LIMIT, LIMIT)
-    eg = np.clip(block[eg_w:op_d], -LIMIT, LIMIT)
+    op = _both_sides(np.clip(block[:eg_w], -LIMIT, LIMIT), nw)
+    eg = _both_sides(np.clip(block[eg_w:op_d], -LIMIT, LIMIT), nw)
     out = np.zeros(LEARNED_AT + eg_w + size - op_d, dtype=np.int64)
     out[:N_WEIGHTS] = WEIGHTS
-    out[LEARNED] = windows(width)
+    out[LEARNED] = nw
     out[LEARNED_START] = 40 if width == 10 else 24
     out[LEARNED_AT:LEARNED_AT + eg_w] = op * (1 << 32) + eg
     out[LEARNED_AT + eg_w:] = block[op_d:]

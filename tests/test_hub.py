@@ -497,7 +497,9 @@ def test_threshold_parameters_change_a_fixed_depth_search():
         "verified 40+10": ["threshold-form value=verified", "threshold-margin value=40",
                            "threshold-slope value=10", "threshold-interval value=1"],
         "verified 40+30": ["threshold-slope value=30"],
-        "no late-move reductions": ["lmr-depth value=0"],
+        "... every node (Scan's form)": ["threshold-gate value=false"],
+        "quiescence searches threats": ["threshold-gate value=true", "qs-threats value=true"],
+        "no late-move reductions": ["qs-threats value=false", "lmr-depth value=0"],
         "late-move reductions after 4 moves": ["lmr-depth value=3", "lmr-moves value=4"],
         "... after 1 at a null window": ["lmr-moves value=1"],
         "... after 3 at an open window": ["lmr-pv-moves value=3"],
@@ -512,6 +514,18 @@ def test_threshold_parameters_change_a_fixed_depth_search():
         check_done(lines[-1], pos)
         nodes[name] = int(re.search(r"nodes=(\d+)", lines[-2]).group(1))
     assert len(set(nodes.values())) == len(nodes), nodes       # every setting is applied
+    # Verification searches reach a depth where they verify in turn from depth 10 or so
+    # (ungated: a gated verification inside another is rare).
+    deep = {}
+    for nested in ("true", "false"):
+        engine.send("set-param name=threshold-gate value=false", "set-param name=lmr-depth value=3", "set-param name=lmr-moves value=2",
+                    "set-param name=lmr-pv-moves value=2", "set-param name=lmr-two-moves value=0",
+                    "set-param name=lmr-killers value=false",
+                    f"set-param name=threshold-nested value={nested}", "new-game",
+                    f'pos pos={START} moves="32-28 19-23 28x19 14x23"', "level depth=11", "go think")
+        lines = engine.read_until("done")
+        deep[nested] = int(re.search(r"nodes=(\d+)", lines[-2]).group(1))
+    assert deep["true"] != deep["false"], deep
     engine.send("quit")
     assert engine.close() == 0
 

@@ -209,7 +209,15 @@ def test_a_weight_file_loads_and_a_bad_one_is_named(tmp_path):
     packed = e.weights[ev.LEARNED_AT:]
     assert e.name == "test-1" and (packed[eg_w:] == block[op_d:]).all()
     wide = block.astype(np.int64)
-    assert (packed[:eg_w] == wide[:eg_w] * 2 ** 32 + wide[eg_w:op_d]).all()
+    nw = windows(10)
+    rng = random.Random(5)
+    for _ in range(2000):        # one entry a window and White's index: both sides, both phases
+        u, iw = rng.randrange(nw), rng.randrange(NCONFIG)
+        digits = [iw // 3 ** j % 3 for j in range(8)]
+        ib = sum(3 ** (7 - j) * (1 if d == 2 else 2 if d == 1 else 0) for j, d in enumerate(digits))
+        op = wide[u * NCONFIG + iw] - wide[(nw - 1 - u) * NCONFIG + ib]
+        eg = wide[eg_w + u * NCONFIG + iw] - wide[eg_w + (nw - 1 - u) * NCONFIG + ib]
+        assert packed[u * NCONFIG + iw] == op * 2 ** 32 + eg
     for bad, message in (
             (b"not a zip file at all", "cannot read the weight file"),
             (None, "8x8 board"),
@@ -289,3 +297,35 @@ def test_the_fit_scores_positions_as_the_kernel_does(name):
         kernel = ev.evaluate(p.white, p.black, p.kings, p.turn, v.table, T, e.weights)
         white = kernel if p.turn == WHITE else -kernel
         assert abs(learn._score(i, *feats, fit.theta, fit.eg_w, fit.op_d, fit.eg_d) - white) <= 1, p
+
+
+@pytest.mark.parametrize("name", BOARDS)
+def test_windows_updated_move_by_move_equal_windows_read_afresh(name):
+    # The search keeps each window's index and the windows' sum, and a move updates only
+    # the windows of the squares that changed (engine.eval.windows_after).
+    from engine.position import legal_moves, play, start_position
+    v = get_variant(name)
+    e = wt.learned(random_block(v.width, 7), v.width, "random")
+    T = ev.eval_tables(v)
+    rng = random.Random(name + "update")
+    idx = np.zeros((2, 32), dtype=np.int64)
+    fresh = np.zeros(32, dtype=np.int64)
+    checked = 0
+    for _ in range(30):
+        pos = start_position(v)
+        acc = ev.window_sum(pos.white & ~pos.kings, pos.black & ~pos.kings, v.width, T,
+                            e.weights, idx[0])
+        for _ in range(120):
+            moves = legal_moves(pos)
+            if not moves:
+                break
+            nxt = play(pos, rng.choice(moves))
+            acc = ev.windows_after(acc, idx, 0, 1, pos.white & ~pos.kings, pos.black & ~pos.kings,
+                                   nxt.white & ~nxt.kings, nxt.black & ~nxt.kings, T, e.weights)
+            idx[0] = idx[1]
+            want = ev.window_sum(nxt.white & ~nxt.kings, nxt.black & ~nxt.kings, v.width, T,
+                                 e.weights, fresh)
+            assert acc == want and (idx[1] == fresh).all(), nxt
+            pos = nxt
+            checked += 1
+    assert checked > 1000

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from engine import (
-    BLACK, INTERNATIONAL, WHITE, Position, legal_moves, move_from_hub, play, pos_from_fen,
+    BLACK, INTERNATIONAL, WHITE, Position, get_variant, legal_moves, move_from_hub, play, pos_from_fen,
     start_position,
 )
 from engine import eval as ev
@@ -475,9 +475,10 @@ def test_ponder_waits_for_hit_or_stop(searcher):
 def test_options_are_validated():
     s = Searcher(16)
     names = [o.name for o in s.options()]
-    assert names == ["tt-size", "threads", "eval", "weights", "threshold", "threshold-form",
-                     "threshold-margin", "threshold-interval", "threshold-slope", "lmr-depth",
-                     "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "book",
+    assert names == ["tt-size", "threads", "multipv", "eval", "weights", "threshold", "threshold-form",
+                     "threshold-margin", "threshold-interval", "threshold-slope",
+                     "threshold-gate", "threshold-nested", "qs-threats", "lmr-depth",
+                     "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "eval-check", "time-horizon", "book",
                      "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
     assert s.set_option("egdb-size", "0") and s.settings.egdb_size == 0
     assert not s.set_option("egdb-size", "8") and not s.set_option("egdb-size", "-1")
@@ -601,6 +602,23 @@ def test_a_move_control_is_mostly_spent_by_its_last_move():
     assert hard < 10.0 - timeman.reserve(10.0) and soft < hard
 
 
+def test_a_time_horizon_spends_a_move_control_sooner():
+    # time-horizon 30: the clock of 75 moves is planned over 30 at most, so the early moves
+    # take more; still never more than the clock, and nothing changes at 30 moves or fewer.
+    plain = timeman.clock_budget(60.0, 0.0, 75)
+    sooner = timeman.clock_budget(60.0, 0.0, 75, horizon=30)
+    assert sooner[0] > 2 * plain[0] and sooner[1] > 2 * plain[1]
+    assert timeman.clock_budget(20.0, 0.0, 20, 30) == timeman.clock_budget(20.0, 0.0, 20)
+    clock = 60.0
+    for left in range(75, 0, -1):
+        soft, hard = timeman.clock_budget(clock, 0.0, left, 30)
+        clock -= hard if left == 75 else soft / timeman.SOFT
+        assert clock > timeman.OVERHEAD
+    s = Searcher(16)
+    assert s.set_option("time-horizon", "30") and s.settings.time_horizon == 30
+    assert not s.set_option("time-horizon", "-1") and not s.set_option("time-horizon", "201")
+
+
 def test_the_soft_limit_stretches_while_the_best_move_is_unsettled():
     s = Searcher(16)
     plan = timeman.Plan(soft=1.0, hard=4.0)
@@ -689,6 +707,36 @@ def test_one_thread_searches_exactly_as_before():
     a = one.search(pos, [], Limits(depth=7))
     b = Searcher(18).search(pos, [], Limits(depth=7))
     assert (a.nodes, a.move, a.score) == (b.nodes, b.move, b.score) and not len(one.helpers)
+
+
+# ----- the evaluation updated move by move -------------------------------------------------
+
+@pytest.mark.parametrize("name", ["international", "frisian", "russian", "english"])
+def test_the_evaluation_updated_move_by_move_equals_the_full_one_on_every_node(name):
+    # eval-check: at every node it evaluates, the search also evaluates the position
+    # afresh and counts the differences (engine.negamax._static).
+    from engine import negamax as nm
+    v = get_variant(name)
+    s = Searcher(16)
+    assert s.set_option("book", "false") and s.set_option("eval-check", "true")
+    rng = random.Random(name + "check")
+    checked = 0
+    for _ in range(12):
+        pos = start_position(v)
+        for _ in range(rng.randrange(0, 70)):
+            moves = legal_moves(pos)
+            if not moves:
+                break
+            pos = play(pos, rng.choice(moves))
+        if not legal_moves(pos):
+            continue
+        s.new_game()
+        ctl = s.driver.work.ctl
+        ctl[nm.C_CHECKED] = ctl[nm.C_WRONG] = 0
+        s.search(pos, [], Limits(depth=5))
+        assert ctl[nm.C_WRONG] == 0, pos
+        checked += int(ctl[nm.C_CHECKED])
+    assert checked > 3000
 
 
 # ----- several lines (MultiPV) -------------------------------------------------------------
