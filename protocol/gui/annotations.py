@@ -14,6 +14,29 @@ from engine import WHITE, BadInput, Move, capture_paths, move_from_pdn, move_to_
 MAX_PEEK = 200          # moves of a variation, at most
 
 
+class Notes:
+    """The notes of the PDN game loaded last, with the start and the moves they were read
+    with; empty once another game is set up."""
+
+    def __init__(self):
+        self.clear()
+
+    def clear(self) -> None:
+        self.notes: dict = {}
+        self.moves: list[Move] = []
+        self.start = None
+
+    def load(self, record) -> None:
+        """Keep the notes of ``record`` (a ``PdnGame``)."""
+        self.notes, self.moves, self.start = record.notes, list(record.moves), record.start
+
+    def of(self, game) -> dict:
+        """The notes still true of the record ``game`` (a ``Game``: its start and moves)."""
+        if self.start is None or game.start != self.start:
+            return {}
+        return kept(self.notes, self.moves, game.moves)
+
+
 def kept(notes: dict, read_moves: list[Move], moves: list[Move]) -> dict:
     """The notes still true of the record ``moves`` (those read with ``read_moves``)."""
     same = 0

@@ -114,9 +114,7 @@ class BoardSession:
         self.multipv = 1
         self.databases = Databases()
         # A loaded PDN's comments and variations (protocol.gui.annotations), and its moves.
-        self.notes: dict = {}
-        self.notes_moves: list[Move] = []
-        self.notes_start: Position | None = None
+        self.notes = annotations.Notes()
 
     # ----- the page's requests ---------------------------------------------------------
     def handle(self, message) -> None:
@@ -153,7 +151,7 @@ class BoardSession:
         self.game = Game(start, variant)
         self.players = players
         self.evals.clear()
-        self.notes_start = None
+        self.notes.clear()
         self.running, self.message = True, ""
         self._changed()
 
@@ -256,7 +254,7 @@ class BoardSession:
         self._halt()
         self.game = Game(start, self.game.variant)
         self.evals.clear()
-        self.notes_start = None
+        self.notes.clear()
         self.running, self.message = False, ""
         self._changed()
 
@@ -281,7 +279,7 @@ class BoardSession:
         while game.moves:          # the record stays whole; the board shows its start
             game.pop()
         self.game = game
-        self.notes, self.notes_moves, self.notes_start = record.notes, list(record.moves), game.start
+        self.notes.load(record)
         self.players = {WHITE: Player(HUMAN), BLACK: Player(HUMAN)}
         self.evals.clear()
         self.running = False
@@ -305,13 +303,7 @@ class BoardSession:
         game = whole or self._whole_record()
         tags = {"Event": "Rafle board", "Date": time.strftime("%Y.%m.%d"),
                 "White": self._player_name(WHITE), "Black": self._player_name(BLACK)}
-        return write_pdn(game, tags, notes=self._notes(game))
-
-    def _notes(self, whole: Game) -> dict:
-        """The loaded PDN's notes still true of the record ``whole`` (none for another game)."""
-        if self.notes_start is None or whole.start != self.notes_start:
-            return {}
-        return annotations.kept(self.notes, self.notes_moves, whole.moves)
+        return write_pdn(game, tags, notes=self.notes.of(game))
 
     def peek_variation(self, msg: dict) -> None:
         """Show the position of a variation's moves from a ply of the record; the game
@@ -324,7 +316,7 @@ class BoardSession:
         self._halt()
         self.game = Game(start, self.game.variant)
         self.evals.clear()
-        self.notes_start = None
+        self.notes.clear()
         self.running, self.message = False, ""
         self._changed()
 
@@ -568,7 +560,7 @@ class BoardSession:
             "engine": self.engine_state, "message": self.message, "pdn": self.record_pdn(whole),
             "multipv": self.multipv, "db": self.databases.marks(pos, allowed),
             "first_mover": "white" if v.white_starts else "black",
-            "notes": annotations.as_json(self._notes(whole), whole.positions),
+            "notes": annotations.as_json(self.notes.of(whole), whole.positions),
         }
 
     def _send_state(self) -> None:
