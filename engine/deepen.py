@@ -143,9 +143,14 @@ class Deepening:
 
     def root_pv(self, pos: Position) -> tuple[Move, ...]:
         """The principal variation the kernel left at the root, as moves."""
+        return self.pv_of(pos, self.work)
+
+    @staticmethod
+    def pv_of(pos: Position, work: records.Workspace) -> tuple[Move, ...]:
+        """The principal variation the kernel left at the root of ``work``, as moves."""
         out = []
         v = pos.variant
-        pv, pvlen = self.work.pv, self.work.pvlen
+        pv, pvlen = work.pv, work.pvlen
         for j in range(int(pvlen[0])):
             row = pv[0, j]
             cap = int(row[2])

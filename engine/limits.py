@@ -22,7 +22,8 @@ class Limits:
 
 @dataclass(frozen=True)
 class Info:
-    """One completed iteration."""
+    """One completed iteration; ``line``: which of the MultiPV lines (1: the best, the
+    search's own; 0: the search reports one line only)."""
 
     depth: int
     mean_depth: float
@@ -30,6 +31,7 @@ class Info:
     nodes: int
     time: float
     pv: tuple[Move, ...]
+    line: int = 0
 
 
 @dataclass(frozen=True)

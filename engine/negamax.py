@@ -79,7 +79,9 @@ EVAL_SLOTS = 1 << 16           # the eval cache's entries (eval-cache)
 # P_MARGIN + P_SLOPE per ply of depth around the node's own window.
 # P_EGDB: probe the endgame databases at nodes of at most this many pieces (0 = off) and
 # fewer than P_EGDB_ROOT (the root's pieces); P_EGDB_FILTER: the root is in them, keep only
-# the root moves that keep its value.
+# the root moves that keep its value.  P_EXCLUDED: how many root moves are left out (the
+# earlier lines of a MultiPV search, engine.multipv), their move ids in the P_EXCLUDE slots
+# that follow; the root is then not stored in the table (its value is not the root's).
 P_THRESHOLD = kernel_slot("threshold")
 P_FORM = kernel_slot("threshold-form")          # FORM_PLAIN or FORM_VERIFIED
 P_MARGIN = kernel_slot("threshold-margin")
@@ -97,9 +99,11 @@ P_EVAL_CHECK = kernel_slot("eval-check")        # debug: check the updated evalu
 P_EVAL_CACHE = kernel_slot("eval-cache")        # keep recent static evaluations
 P_MALUS = kernel_slot("history-malus")          # moves searched before a cut lose history
 P_COUNTER = kernel_slot("counter-moves")        # counter-moves ordered after the killers
-P_LO, P_HI, P_AGE, P_BARRED, P_EGDB, P_EGDB_ROOT, P_EGDB_FILTER = range(
-    len(KERNEL_OPTIONS), len(KERNEL_OPTIONS) + 7)
-P_SIZE = len(KERNEL_OPTIONS) + 7
+P_LO, P_HI, P_AGE, P_BARRED, P_EGDB, P_EGDB_ROOT, P_EGDB_FILTER, P_EXCLUDED = range(
+    len(KERNEL_OPTIONS), len(KERNEL_OPTIONS) + 8)
+MAX_EXCLUDED = 8
+P_EXCLUDE = len(KERNEL_OPTIONS) + 8
+P_SIZE = P_EXCLUDE + MAX_EXCLUDED
 FORM_PLAIN, FORM_VERIFIED = FORMS.index("plain"), FORMS.index("verified")
 VERIFY_FROM = 3          # verified threshold cuts from this depth
 VERIFY_SHARE = 4         # ... confirmed by a search to VERIFY_SHARE / 10 of the depth
@@ -305,7 +309,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
             i, n, qs = st[p, F_I], st[p, F_N], st[p, F_QS] != 0
             if i >= n:                # every move searched: the node's value is its best
                 v = st[p, F_BEST]
-                if not qs:
+                if not qs and (p > 0 or P[P_EXCLUDED] == 0):
                     _store(st, p, tt_keys, tt_data, buf, knobs.age)
                 mode = RETURN
                 continue
@@ -532,10 +536,13 @@ def _tt_verdict(entry, p, d, alpha, beta, v):
 
 @njit(cache=True, nogil=True)
 def _root_moves(moves, n, w, b, k, t, P, EX, EC, EO, ED):
-    """Step 8 at the root: without the barred king's quiet moves (Frisian) and, when the
-    root is in the databases, only the moves that keep its value.  Returns the count."""
+    """Step 8 at the root: without the barred king's quiet moves (Frisian), without the
+    moves a MultiPV search excludes and, when the root is in the databases, only the moves
+    that keep its value.  Returns the count."""
     if P[P_BARRED]:
         n = _drop_quiet_from(moves, n, P[P_BARRED] - 1)
+    if P[P_EXCLUDED]:
+        n = _drop_excluded(moves, n, P)
     if P[P_EGDB_FILTER]:
         n = _keep_db_best(moves, n, w, b, k, t, EX, EC, EO, ED)
     return n
@@ -729,6 +736,24 @@ def _drop_quiet_from(moves, n, bit):
     kept = 0
     for j in range(n):
         if moves[j, 0] == bit and moves[j, 2] == 0:
+            continue
+        for c in range(4):
+            moves[kept, c] = moves[j, c]
+        kept += 1
+    return kept
+
+
+@njit(cache=True, nogil=True)
+def _drop_excluded(moves, n, P):
+    """Keep the moves whose id is not among the ``P[P_EXCLUDED]`` excluded ones; the count."""
+    kept = 0
+    for j in range(n):
+        mid = tt.move_id(moves[j, 0], moves[j, 1], moves[j, 2])
+        out = False
+        for e in range(P[P_EXCLUDED]):
+            if P[P_EXCLUDE + e] == mid:
+                out = True
+        if out:
             continue
         for c in range(4):
             moves[kept, c] = moves[j, c]

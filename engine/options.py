@@ -105,6 +105,8 @@ OPTIONS: tuple[Option, ...] = (
          "transposition table, log2 of its entries (16 bytes each)", attr="tt_log2",
          apply="resize_table"),
     _int("threads", 1, 1, 16, "search threads (Lazy SMP)"),
+    _int("multipv", 1, 1, 5, "analysis lines reported, each with a different first move (more "
+         "than 1: extra info lines carry multipv=N; engine.multipv)"),
     Option("eval", "enum", "learned", "the evaluation: learned (the variant's shipped pattern "
            "weights where it has them, else hand) or hand", values=("learned", "hand"),
            attr="evaluation"),

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 from concurrent.futures import Future
 from operator import attrgetter
 from typing import Callable
@@ -30,6 +31,7 @@ from . import timeman
 from . import tt
 from .deepen import Deepening
 from .limits import Info, Limits, Result
+from .multipv import Lines
 from .options import BY_NAME, Option, OptionRefused, Settings
 from .position import Position, allowed_moves, barred_square, start_position
 from .resources import Resources
@@ -45,6 +47,7 @@ class Searcher:
         self.tt_keys, self.tt_data = tt.new_table(self.settings.tt_log2)
         self.driver = Deepening()                   # the main thread and its clock
         self.helpers = Helpers()                    # Lazy SMP
+        self.lines = Lines()                        # MultiPV's lines after the first
 
     # ----- options: engine.options declares them, these methods apply them ----------------
     def options(self) -> list[Option]:
@@ -87,6 +90,7 @@ class Searcher:
         self.tt_keys, self.tt_data = tt.new_table(self.settings.tt_log2)
         self.driver.forget()
         self.helpers.forget()
+        self.lines.forget()
 
     def warm_up(self) -> None:
         """Compile or load every kernel with a tiny search, then forget it."""
@@ -168,12 +172,13 @@ class Searcher:
                             self.resources, self.tt_keys, self.tt_data)
             self.helpers.start(self.settings.threads - 1, driver.work, driver.shared,
                                driver.tables, plan.depth)
-            # Step 5. Iterative deepening, reported depth by depth, until the plan says stop.
+            # Step 5. Iterative deepening, reported depth by depth, until the plan says stop;
+            # with ``multipv`` above 1, each depth's next best lines too (engine.multipv).
             best = None
             for info in driver.deepen(pos, plan.depth, node_cap, start, self.helpers.nodes):
                 best = info
                 if on_info is not None:
-                    on_info(info)
+                    self._report(pos, info, node_cap, start, on_info)
                 if driver.done_after(plan, info, node_cap):
                     break
             # Step 6. The answer: the deepest line, or the unfinished depth's if it has one.
@@ -186,6 +191,21 @@ class Searcher:
         finally:
             self.helpers.stop()
             clock.end()
+
+    def _report(self, pos: Position, info: Info, node_cap: int, start: float,
+                on_info: Callable[[Info], None]) -> None:
+        """Report an iteration: alone, or as line 1 followed by the next best lines."""
+        count = self.settings.multipv
+        if count <= 1:
+            on_info(info)
+            return
+        on_info(replace(info, line=1))
+        driver = self.driver
+        lines, nodes = self.lines.search(driver, pos, info, count, node_cap - driver.nodes,
+                                         start, self.helpers.nodes)
+        driver.nodes += nodes
+        for line in lines:
+            on_info(line)
 
     def _book_applies(self, history: list[Position], limits: Limits, thinking_ahead: bool) -> bool:
         """The book plays the first ``book-ply`` plies of a game, but not while pondering or

@@ -378,6 +378,37 @@ def test_go_think_with_depth_prints_infos_then_a_legal_done(hub):
     assert hub.exchange() == []
 
 
+def test_multipv_extension_numbers_its_lines_and_is_off_by_default(hub):
+    pos = after(start_position(), "32-28")
+    hub.send("set-param name=multipv value=3", f'pos pos={START} moves="32-28"',
+             "level depth=3", "go think")
+    lines = hub.read_until("done")
+    hub.send("set-param name=multipv value=1")
+    infos = lines[:-1]
+    numbered = [re.fullmatch(r"info multipv=(\d) (.*)", x) for x in infos]
+    assert all(numbered), infos
+    assert all(INFO.fullmatch("info " + m.group(2)) for m in numbered), infos
+    assert [int(m.group(1)) for m in numbered] == [1, 2, 3] * 3
+    firsts = [re.search(r'pv="(\S+)', x).group(1) for x in infos[-3:]]
+    assert len(set(firsts)) == 3 and set(firsts) <= hub_moves(pos)
+    check_done(lines[-1], pos)
+    hub.send(f'pos pos={START} moves="32-28"', "level depth=2", "go think")
+    lines = hub.read_until("done")
+    assert len(lines) == 3 and all(INFO.fullmatch(x) for x in lines[:-1]), lines
+
+
+def test_multipv_analysis_stops_at_once(hub):
+    hub.send("set-param name=multipv value=3", "pos start", "go analyze")
+    line = hub.read()
+    while not line.startswith("info multipv=3 depth=4 "):
+        line = hub.read()
+    hub.send("stop")
+    lines = hub.read_until("done")
+    hub.send("set-param name=multipv value=1")
+    check_done(lines[-1], start_position())
+    assert hub.exchange() == []
+
+
 def test_single_legal_move_and_no_legal_move(hub):
     pos = after(start_position(), "32-28", "19-23")
     hub.send(f'pos pos={START} moves="32-28 19-23"', "level depth=3", "go think")

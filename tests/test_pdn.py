@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from engine import (BadInput, get_variant, legal_moves, move_from_pdn, move_to_pdn, parse_position,
+from engine import (BadInput, get_variant, legal_moves, move_from_pdn, move_to_pdn, parse_position, play,
                     start_position)
 from engine.game import Game
 from engine.pdn import read_pdn, write_pdn
@@ -141,3 +141,67 @@ def test_black_first_variants_number_black_moves_first(name):
     assert "1... 23-19 2. 8-11 22-17 *" in written
     (back,) = read_pdn(written)
     assert back.start == game.positions[1] and back.moves == game.moves[1:]
+
+
+# ----- comments and variations: a tree beside the main line ---------------------------------
+
+ANNOTATED = """[Event "notes"]
+[Result "*"]
+
+{White opens} 1. 32-28 {the centre} (1. 33-29 {quieter} 19-23 (1... 20-24 2. 29x20 15x24)
+2. 38-33) 1... 19-23 2. 28x19 14x23 {forced} (2... 13x24 {also possible}) 3. 37-32 *
+"""
+
+
+def steps_text(start, line) -> list[str]:
+    pos, out = start, []
+    for step in line:
+        out.append(move_to_pdn(pos, step.move))
+        pos = play(pos, step.move)
+    return out
+
+
+def test_comments_and_variations_are_kept_as_a_tree():
+    (game,) = read_pdn(ANNOTATED)
+    assert [move_to_pdn(p, m) for p, m in zip(game.game().positions, game.moves)] == \
+        ["32-28", "19-23", "28x19", "14x23", "37-32"]
+    assert sorted(game.notes) == [0, 1, 4]
+    assert game.notes[0].comment == "White opens"
+    first = game.notes[1]
+    assert first.comment == "the centre" and len(first.variations) == 1
+    line = first.variations[0]
+    assert steps_text(start_position(), line) == ["33-29", "19-23", "38-33"]
+    assert line[0].note.comment == "quieter"
+    nested = line[1].note.variations        # 1... 20-24 instead of 19-23
+    after_3329 = play(start_position(), line[0].move)
+    assert [steps_text(after_3329, v) for v in nested] == [["20-24", "29x20", "15x24"]]
+    fourth = game.notes[4]
+    assert fourth.comment == "forced"
+    assert fourth.variations[0][0].note.comment == "also possible"
+
+
+def test_comments_and_variations_round_trip():
+    (game,) = read_pdn(ANNOTATED)
+    text = write_pdn(game.game(), {"Result": "*"}, notes=game.notes)
+    flat = " ".join(text.split())
+    assert ("{White opens} 1. 32-28 {the centre} (1. 33-29 {quieter} 1... 19-23 (1... 20-24 2. 29x20 "
+            "15x24) 2. 38-33) 1... 19-23 2. 28x19 14x23 {forced} (2... 13x24 {also possible}) "
+            "3. 37-32 *") in flat
+    (back,) = read_pdn(text)
+    assert back.moves == game.moves and back.notes == game.notes
+    assert all(len(line) <= 80 for line in text.splitlines())
+
+
+def test_a_variation_with_an_illegal_move_is_kept_as_written():
+    (game,) = read_pdn("1. 32-28 19-23 2. 28x19 (2. 33-29 (2. 31-27 17-21) 23x34) 14x23 *")
+    assert len(game.moves) == 4
+    assert game.notes[3].unread == ["2. 33-29 (2. 31-27 17-21) 23x34"]
+    text = write_pdn(game.game(), notes=game.notes)
+    assert "2. 28x19 (2. 33-29 (2. 31-27 17-21) 23x34) 2... 14x23" in " ".join(text.split())
+    (back,) = read_pdn(text)
+    assert back.notes == game.notes
+
+
+def test_a_variation_before_any_move_is_refused():
+    with pytest.raises(BadInput, match="a variation before any move"):
+        read_pdn("(1. 32-28) 1. 33-29 *")

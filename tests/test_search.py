@@ -475,10 +475,11 @@ def test_ponder_waits_for_hit_or_stop(searcher):
 def test_options_are_validated():
     s = Searcher(16)
     names = [o.name for o in s.options()]
-    assert names == ["tt-size", "threads", "eval", "weights", "threshold", "threshold-form",
-                     "threshold-margin", "threshold-interval", "threshold-slope",
+    assert names == ["tt-size", "threads", "multipv", "eval", "weights", "threshold",
+                     "threshold-form", "threshold-margin", "threshold-interval", "threshold-slope",
                      "threshold-gate", "threshold-nested", "qs-threats", "lmr-depth",
-                     "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "history-malus", "counter-moves", "eval-cache", "eval-check", "time-horizon", "book",
+                     "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "history-malus",
+                     "counter-moves", "eval-cache", "eval-check", "time-horizon", "book",
                      "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
     assert s.set_option("egdb-size", "0") and s.settings.egdb_size == 0
     assert not s.set_option("egdb-size", "8") and not s.set_option("egdb-size", "-1")
@@ -751,3 +752,56 @@ def test_the_eval_cache_finds_evaluations_and_changes_nothing_else():
         found[cache] = (r.move, r.score, r.nodes, int(ctl[nm.C_EVAL_HITS]), int(ctl[nm.C_EVALS]))
     assert found["true"][:3] == found["false"][:3]
     assert found["false"][3] == 0 and 0 < found["true"][3] < found["true"][4]
+
+
+# ----- several lines (MultiPV) -------------------------------------------------------------
+
+MULTIPV_FENS = [
+    "B:W32,33,34,35,36,39,44,45,47,48,49,50:B1,2,3,4,5,7,9,14,15,17,18,19,20,23",
+    "W:W27,28,31,32,33,34,36,37,38,39,40,41,42,43,44,45,46,47,48,49:B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,23",
+]
+
+
+@pytest.mark.parametrize("fen", MULTIPV_FENS)
+def test_multipv_lines_differ_and_the_first_is_the_single_line(searcher, fen):
+    pos = pos_from_fen(fen)
+    single = fresh(searcher).search(pos, [], Limits(depth=6))
+    infos = []
+    assert searcher.set_option("multipv", "3")
+    try:
+        multi = fresh(searcher).search(pos, [], Limits(depth=6), on_info=infos.append)
+    finally:
+        assert searcher.set_option("multipv", "1")
+    last = [i for i in infos if i.depth == 6]
+    assert [i.line for i in last] == [1, 2, 3]
+    assert (multi.move, multi.score, multi.pv) == (single.move, single.score, single.pv)
+    assert last[0].pv == single.pv and last[0].score == single.score
+    firsts = [i.pv[0] for i in last]
+    assert len(set(firsts)) == 3 and all(m in legal_moves(pos) for m in firsts)
+    scores = [i.score for i in last]
+    assert scores == sorted(scores, reverse=True)
+    for i in last:                       # every line is a legal line of play
+        p = pos
+        for m in i.pv:
+            assert m in legal_moves(p)
+            p = play(p, m)
+
+
+def test_multipv_stops_at_the_number_of_moves(searcher):
+    pos = pos_from_fen("W:W31,32:B19")       # four moves for White
+    count = len(legal_moves(pos))
+    infos = []
+    assert searcher.set_option("multipv", "5")
+    try:
+        fresh(searcher).search(pos, [], Limits(depth=3), on_info=infos.append)
+    finally:
+        assert searcher.set_option("multipv", "1")
+    last = [i for i in infos if i.depth == 3]
+    assert [i.line for i in last] == list(range(1, min(count, 5) + 1))
+    assert {i.pv[0] for i in last} == set(legal_moves(pos))     # every move once
+
+
+def test_multipv_one_reports_no_line_number(searcher):
+    infos = []
+    fresh(searcher).search(start_position(), [], Limits(depth=3), on_info=infos.append)
+    assert [i.line for i in infos] == [0, 0, 0]

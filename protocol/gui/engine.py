@@ -23,10 +23,12 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from protocol.hub.client import EngineError, HubClient
+from protocol.hub.wire import quote
 
 RAFLE_COMMAND = [sys.executable, "-m", "protocol.cli", "hub"]
 STOP_GRACE = 10.0       # seconds an engine has to answer ``stop`` with ``done``
 TIME_GRACE = 2.0        # past a timed search's budget, ``stop`` is sent
+PARAM_DEFAULTS = {"multipv": "1"}      # a Job's params an engine starts with
 
 
 @dataclass
@@ -41,6 +43,7 @@ class Job:
     on_info: Callable[[dict[str, str]], None]
     on_done: Callable[[str | None, str | None], None]     # (move, error)
     movetime: float | None = None
+    params: dict[str, str] = field(default_factory=dict)    # set-param before the search
     stop: threading.Event = field(default_factory=threading.Event)
     cancelled: bool = False
 
@@ -59,6 +62,7 @@ class EngineSeat:
         self.name = "Rafle" if command is None else self.argv[0]
         self.client: HubClient | None = None
         self.variant: str | None = None
+        self.params: dict[str, str] = {}      # what set-param has changed in this process
         self._jobs: queue.Queue = queue.Queue()
         self._current: Job | None = None
         self._lock = threading.Lock()
@@ -168,6 +172,7 @@ class EngineSeat:
             client.quit(grace=0.5)
             raise
         self.client = client
+        self.params = {}
         self.name = client.name
         self.emit({"type": "engine", "state": "ready", "name": self.name})
 
@@ -176,6 +181,12 @@ class EngineSeat:
             if not job.cancelled:
                 job.on_info(args)
 
+        for name, value in job.params.items():
+            # Only a change from what the engine has is sent: an engine that does not know
+            # the parameter never hears of it while it keeps the default.
+            if self.params.get(name, PARAM_DEFAULTS.get(name)) != value:
+                self.client.send(f"set-param name={quote(name)} value={quote(value)}")
+                self.params[name] = value
         stop_at = math.inf if job.movetime is None else time.monotonic() + job.movetime + TIME_GRACE
         reply = self.client.search(job.position, job.moves, job.level, stop_at=stop_at,
                                    analyze=job.analyze, stop=job.stop, stop_grace=STOP_GRACE,

@@ -14,7 +14,14 @@ Messages to the page:
 * ``info``: a line of the engine's thinking (depth, score, nodes/s, principal variation);
 * ``engine``: the engine starts, is ready, or failed (crashed or silent) and why;
 * ``pdn``: the record as PDN text (answer to ``save``);
+* ``peek``: a variation's position (answer to ``peek``; the game does not change);
 * ``error``: what was wrong with a request.
+
+Analysis beyond one line and the board editor have modules of their own: several lines
+and database marks (:mod:`protocol.gui.analysis`: the ``lines`` request, ``info``'s
+``line``, ``state``'s ``db``), a loaded PDN's comments and variations
+(:mod:`protocol.gui.annotations`: ``state``'s ``notes``, the ``peek`` request) and the
+editor's position (:mod:`protocol.gui.editor`: the ``edit`` request).
 """
 from __future__ import annotations
 
@@ -27,6 +34,9 @@ from engine import (BLACK, VARIANTS, WHITE, BadInput, Game, Move, Position, Vari
                     parse_position, play, pos_to_fen, pos_to_hub, read_pdn, write_pdn)
 from protocol.levels import LEVELS, parse_level
 
+from . import annotations
+from .analysis import Databases, first_move, line_of, lines_count
+from .editor import edited_position
 from .engine import EngineSeat, Job
 
 HUMAN, ENGINE = "human", "engine"
@@ -100,6 +110,11 @@ class BoardSession:
         self.evals: dict[int, float] = {}    # ply -> score for White (men)
         self.message = ""            # the last announcement (engine move refused, ...)
         self._timer: threading.Timer | None = None
+        # Analysis beyond one line (protocol.gui.analysis): MultiPV and database marks.
+        self.multipv = 1
+        self.databases = Databases()
+        # A loaded PDN's comments and variations (protocol.gui.annotations), and its moves.
+        self.notes = annotations.Notes()
 
     # ----- the page's requests ---------------------------------------------------------
     def handle(self, message) -> None:
@@ -136,6 +151,7 @@ class BoardSession:
         self.game = Game(start, variant)
         self.players = players
         self.evals.clear()
+        self.notes.clear()
         self.running, self.message = True, ""
         self._changed()
 
@@ -238,6 +254,7 @@ class BoardSession:
         self._halt()
         self.game = Game(start, self.game.variant)
         self.evals.clear()
+        self.notes.clear()
         self.running, self.message = False, ""
         self._changed()
 
@@ -262,6 +279,7 @@ class BoardSession:
         while game.moves:          # the record stays whole; the board shows its start
             game.pop()
         self.game = game
+        self.notes.load(record)
         self.players = {WHITE: Player(HUMAN), BLACK: Player(HUMAN)}
         self.evals.clear()
         self.running = False
@@ -285,7 +303,29 @@ class BoardSession:
         game = whole or self._whole_record()
         tags = {"Event": "Rafle board", "Date": time.strftime("%Y.%m.%d"),
                 "White": self._player_name(WHITE), "Black": self._player_name(BLACK)}
-        return write_pdn(game, tags)
+        return write_pdn(game, tags, notes=self.notes.of(game))
+
+    def peek_variation(self, msg: dict) -> None:
+        """Show the position of a variation's moves from a ply of the record; the game
+        itself does not change (``peek`` answers)."""
+        self.emit(annotations.peek(self._whole_record().positions, msg.get("ply"), msg.get("moves")))
+
+    def set_edited(self, msg: dict) -> None:
+        """The board editor's position (protocol.gui.editor checks it): a game starts there."""
+        start = edited_position(msg, self.game.variant)
+        self._halt()
+        self.game = Game(start, self.game.variant)
+        self.evals.clear()
+        self.notes.clear()
+        self.running, self.message = False, ""
+        self._changed()
+
+    def set_lines(self, msg: dict) -> None:
+        """How many lines analysis shows (1-5); a running analysis starts again with them."""
+        self.multipv = lines_count(msg)
+        if self.task is not None and self.task["mode"] == "analyze":
+            self._halt()
+        self._changed()
 
     def restart_engine(self, _msg: dict) -> None:
         self._halt()
@@ -409,7 +449,8 @@ class BoardSession:
 
         self.seat.submit(Job(variant.hub_name, pos_to_hub(game.start), moves,
                              [] if analyze else player.lines, analyze, on_info, on_done,
-                             movetime=None if analyze else player.movetime))
+                             movetime=None if analyze else player.movetime,
+                             params={"multipv": str(self.multipv if analyze else 1)}))
 
     def _info(self, epoch: int, ply: int, side: int, args: dict[str, str]) -> None:
         with self.lock:
@@ -417,7 +458,8 @@ class BoardSession:
                 return
             score = _number(args.get("score"))
             white = None if score is None else (score if side == WHITE else -score)
-            if white is not None:
+            line = line_of(args)
+            if white is not None and line == 1:
                 self.evals[ply] = white
             pv = self._pv_text(args.get("pv", ""))
             nodes, seconds = _number(args.get("nodes")), _number(args.get("time"))
@@ -427,7 +469,8 @@ class BoardSession:
                 nps = nodes / seconds
             self.last_info = {"type": "info", "ply": ply, "mode": self.task["mode"] if self.task else "",
                               "depth": args.get("depth", ""), "score": args.get("score", ""),
-                              "white": white, "nodes": nodes, "nps": nps, "pv": pv}
+                              "white": white, "nodes": nodes, "nps": nps, "pv": pv,
+                              "line": line, "first": first_move(self.game.position, args.get("pv", ""))}
             self.emit(self.last_info)
 
     def _pv_text(self, pv: str) -> str:
@@ -515,6 +558,9 @@ class BoardSession:
             "running": self.running, "analysing": self.analysing, "delay": self.delay,
             "task": self.task, "evals": {str(k): v for k, v in sorted(self.evals.items())},
             "engine": self.engine_state, "message": self.message, "pdn": self.record_pdn(whole),
+            "multipv": self.multipv, "db": self.databases.marks(pos, allowed),
+            "first_mover": "white" if v.white_starts else "black",
+            "notes": annotations.as_json(self.notes.of(whole), whole.positions),
         }
 
     def _send_state(self) -> None:
@@ -539,5 +585,6 @@ HANDLERS: dict[str, Callable[[BoardSession, dict], None]] = {
     "goto": BoardSession.goto, "play": BoardSession.play, "go": BoardSession.go,
     "stop": BoardSession.stop, "analyze": BoardSession.analyze, "speed": BoardSession.speed,
     "fen": BoardSession.set_fen, "load": BoardSession.load_pdn, "save": BoardSession.save,
-    "restart": BoardSession.restart_engine,
+    "restart": BoardSession.restart_engine, "lines": BoardSession.set_lines,
+    "edit": BoardSession.set_edited, "peek": BoardSession.peek_variation,
 }

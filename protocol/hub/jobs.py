@@ -62,7 +62,7 @@ def start_search(searcher, out: Output, positions: list, limits, ponder: bool, a
         try:
             pv = [engine.move_to_hub(m, pos.variant) for m in info.pv]
             out.send(info_line(info.depth, info.mean_depth, info.score, info.nodes,
-                               info.time, pv))
+                               info.time, pv, info.line))
         except Exception:  # a report must never abort the search that makes the move
             out.note(traceback.format_exc())
 

@@ -179,9 +179,12 @@ def score_text(score: int) -> str:
 
 
 def info_line(depth: int, mean_depth: float, score: int | None, nodes: int, seconds: float,
-              pv: list[str]) -> str:
-    """An ``info`` line in Scan's key order; keys are left out where Scan leaves them out."""
+              pv: list[str], line: int = 0) -> str:
+    """An ``info`` line in Scan's key order; keys are left out where Scan leaves them out.
+    ``line``: the MultiPV line (0: none, the key is left out), written first."""
     parts = ["info"]
+    if line > 0:
+        parts.append(f"multipv={line}")
     if depth > 0:
         parts.append(f"depth={depth}")
     if mean_depth > 0:

@@ -1,6 +1,13 @@
 // The page: one WebSocket to Rafle's server, the board, the panels.  The server holds
 // the game and decides every rule; the page shows its state and sends requests.
 import { Board } from "./board.js";
+// ----- part 2 (the board players know, analysis): modules of their own ------------------
+import { settings, save as saveSettings, apply as applySettings, initDialog, toggle } from "./settings.js";
+import { playSound, unlockOnGesture } from "./sounds.js";
+import { renderMoves, moveNumber, firstMover } from "./movelist.js";
+import { EvalGraph } from "./graph.js";
+import { AnalysisLines, renderDatabase } from "./lines.js";
+import { Editor } from "./editor.js";
 
 const $ = (id) => document.getElementById(id);
 let ws = null;
@@ -26,6 +33,79 @@ const board = new Board($("board"), {
   onHint: (text) => { $("message").textContent = text; },
 });
 
+// ----- part 2: settings, sounds, premove, analysis lines, graph, editor -----------------
+applySettings(board);
+unlockOnGesture();
+const lines = new AnalysisLines(board, settings);
+const graph = new EvalGraph($("graph"), {
+  onGoto: (ply) => navigate(ply),
+  moveLabel: (ply) => {
+    if (!state || !state.record[ply - 1]) return "";
+    const side = state.first_ply_side === 0 ? "white" : "black";
+    const { number, opens } = moveNumber(ply - 1, side, firstMover(state));
+    return `${number}.${opens ? "" : ".."} ${state.record[ply - 1].text}`;
+  },
+});
+const editor = new Editor(board, send, () => { if (state) { board.set(state); lines.arrows(state); } });
+board.onPremove = (p) => {
+  $("message").textContent = p ? `premove ${p.from}-${p.to}: played as soon as it is your turn (click elsewhere to cancel)` : "";
+};
+initDialog(board, settingChanged);
+function settingChanged(key) {
+  if (key === "lines") return;
+  if (key === "premove" && !settings.premove) board.setPremove(null);
+  if (key === "arrows" && state) lines.arrows(state);
+  if (state) board.draw();
+}
+$("lines-count").value = String(settings.lines);
+$("lines-count").onchange = () => {
+  settings.lines = Number($("lines-count").value);
+  saveSettings();
+  send({ type: "lines", count: settings.lines });
+};
+// A click off the board cancels a premove (the path: the board redraws under the click).
+document.addEventListener("pointerdown", (e) => {
+  if ((board.premove || board.preFrom !== null) && !e.composedPath().includes($("board"))) board.setPremove(null);
+});
+
+// The analysis lines kept in the settings are asked for once per connection (a new server
+// session starts with one).
+let linesAsked = false;
+let peeking = false;        // a variation's position is shown (protocol/gui/annotations.py)
+
+// The sound of the move just played (none when stepping through the record).
+function soundFor(before, m) {
+  if (!settings.sound || !before || m.ply !== before.ply + 1 || m.record.length < m.ply) return;
+  if (m.outcome && !before.outcome) playSound("end");
+  else playSound(m.last && m.last.captured.length ? "capture" : "move");
+}
+
+// The person's side while the engine thinks: its pieces may be premoved.
+function premoveSide(m) {
+  if (!settings.premove || m.outcome || !m.task || m.task.mode !== "think") return null;
+  const human = ["white", "black"].filter((s) => m.players[s].kind === "human");
+  if (human.length !== 1 || human[0] === m.turn) return null;
+  return human[0][0];
+}
+
+// Play the queued premove if the new position allows it; drop it otherwise.
+function runPremove(m) {
+  const p = board.premove;
+  if (!p || !isHumanTurn(m) || m.task) return;
+  board.premove = null;
+  const fits = m.moves.filter((x) => x.from === p.from && x.to === p.to);
+  if (fits.length === 1 && fits[0].paths.length <= 1) {
+    const mv = { type: "move", from: p.from, to: p.to };
+    if (fits[0].captured.length) mv.path = fits[0].paths[0];
+    send(mv);
+    $("message").textContent = "";
+  } else {
+    $("message").textContent = fits.length ? `premove ${p.from}-${p.to}: several captures fit, play it by hand`
+      : `premove ${p.from}-${p.to} is not legal now: cancelled`;
+    board.draw();
+  }
+}
+
 // ----- messages from the server ---------------------------------------------------------
 const handlers = {
   setup(m) {
@@ -44,20 +124,28 @@ const handlers = {
     }
   },
   state(m) {
+    const before = state;
     const animate = state && m.ply === state.ply + 1 && m.last &&
       state.record.length >= 0 && m.variant === state.variant;
     state = m;
     lastPdn = m.pdn || lastPdn;
     board.interactive = isHumanTurn(m);
-    board.set(m, animate);
+    board.premoveSide = premoveSide(m);
+    if (!board.premoveSide && !isHumanTurn(m)) board.premove = null;
+    peeking = false;
+    lines.sync(m);
+    if (!editor.accepted(m)) board.set(m, animate);
     showState(m);
+    if (board.premove) board.onPremove(board.premove);
+    soundFor(before, m);
+    if (before && (before.fen !== m.fen || before.variant !== m.variant)) board.preFrom = null;
+    runPremove(m);
+    if (m.multipv !== settings.lines && !linesAsked) { linesAsked = true; send({ type: "lines", count: settings.lines }); }
   },
   info(m) {
-    $("info-depth").textContent = m.depth ? `depth ${m.depth}` : "";
-    $("info-score").textContent = m.score !== "" ? `score ${m.score}` : "";
-    $("info-nps").textContent = m.nps ? `${Math.round(m.nps / 1000)} kN/s` : "";
-    $("info-pv").textContent = m.pv;
-    if (m.white !== null && state) {
+    if (!state) return;
+    if (!editor.active && !peeking) lines.add(m, state);
+    if (m.white !== null && (m.line || 1) === 1) {
       state.evals[String(m.ply)] = m.white;
       drawEval(state);
     }
@@ -90,7 +178,20 @@ const handlers = {
     a.remove();
     setTimeout(() => URL.revokeObjectURL(a.href), 5000);
   },
-  error(m) { showError(m.message); },
+  error(m) { if (!editor.refused(m.message)) showError(m.message); },
+  peek(m) {
+    if (!state || editor.active) return;
+    peeking = true;                 // until the next state: the lines are of the game's position
+    board.interactive = false;
+    board.arrows = [];
+    board.set({ ...state, pieces: m.pieces, moves: [], last: m.last, fen: m.fen, turn: m.turn });
+    for (const a of document.querySelectorAll("#moves .var-move")) a.classList.remove("current", "pending");
+    for (const s of document.querySelectorAll("#moves span.current")) s.classList.remove("current");
+    const shown = [...document.querySelectorAll("#moves .var-move")].find((a) =>
+      a.dataset.path === `${m.ply}|${m.moves.join(" ")}`);
+    if (shown) shown.classList.add("current");
+    $("message").textContent = `variation: ${m.moves.join(" ")} (the game is unchanged: choose a move of the game to go back)`;
+  },
 };
 
 function isHumanTurn(m) {
@@ -108,34 +209,15 @@ function showState(m) {
   else status = `${who} to move` + (m.players[m.turn].kind === "engine" && !m.running ? " (engine paused: Engine move or Play)" : "");
   $("status").textContent = status;
   $("message").textContent = m.message || "";
-  if (!m.task) for (const id of ["info-depth", "info-score", "info-nps", "info-pv"]) $(id).textContent = "";
+  if (!m.task) lines.clear();
   $("btn-stop").disabled = !m.task;
   $("btn-undo").disabled = m.ply === 0;
   $("btn-redo").disabled = m.ply >= m.record.length;
   $("btn-play").textContent = m.running ? "Pause" : "Play";
   $("btn-analyze").setAttribute("aria-pressed", String(m.analysing));
   $("move-input").disabled = !isHumanTurn(m);
-  const list = $("moves");
-  list.replaceChildren();
-  let li = null;
-  m.record.forEach((r, i) => {
-    if (!li || r.side === m.first_ply_side || i === 0) {
-      li = document.createElement("li");
-      list.appendChild(li);
-    }
-    const span = document.createElement("span");
-    span.textContent = r.text;
-    span.dataset.ply = String(i + 1);
-    span.tabIndex = 0;
-    if (i + 1 === m.ply) span.className = "current";
-    else if (!r.played) span.className = "future";
-    span.addEventListener("click", () => send({ type: "goto", ply: i + 1 }));
-    span.addEventListener("keydown", (e) => { if (e.key === "Enter") send({ type: "goto", ply: i + 1 }); });
-    li.appendChild(span);
-    li.appendChild(document.createTextNode(" "));
-  });
-  const cur = list.querySelector(".current");
-  if (cur) cur.scrollIntoView({ block: "nearest" });
+  renderMoves(m, (ply) => send({ type: "goto", ply }), playLine);
+  renderDatabase(m, (text) => send({ type: "move", text }));
   drawEval(m);
 }
 
@@ -146,27 +228,18 @@ function drawEval(m) {
   const clamp = (x) => Math.max(-5, Math.min(5, x));
   const white = score === undefined ? 0 : clamp(score);
   $("evalbar-fill").style.height = `${50 + white * 10}%`;
-  $("evalbar-text").textContent = score === undefined ? "" : (score >= 0 ? "+" : "") + score.toFixed(2);
-  const g = $("graph");
-  g.replaceChildren();
-  const total = Math.max(m.record.length, 1);
-  const line = document.createElementNS("http://www.w3.org/2000/svg", "line");
-  for (const [k, v] of Object.entries({ x1: 0, y1: 50, x2: 300, y2: 50, stroke: "#aaa" })) line.setAttribute(k, v);
-  g.appendChild(line);
-  const pts = Object.entries(m.evals).map(([ply, v]) => [Number(ply), clamp(v)]).sort((a, b) => a[0] - b[0])
-    .map(([ply, v]) => `${(ply / total) * 300},${50 - v * 10}`);
-  if (pts.length) {
-    const pl = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
-    pl.setAttribute("points", pts.join(" "));
-    pl.setAttribute("fill", "none");
-    pl.setAttribute("stroke", "#b5651d");
-    pl.setAttribute("stroke-width", "2");
-    g.appendChild(pl);
-  }
-  const mark = document.createElementNS("http://www.w3.org/2000/svg", "line");
-  const x = (m.ply / total) * 300;
-  for (const [k, v] of Object.entries({ x1: x, y1: 0, x2: x, y2: 100, stroke: "#3a7" })) mark.setAttribute(k, v);
-  g.appendChild(mark);
+  const label = $("evalbar-text");
+  label.textContent = score === undefined ? "" : (score >= 0 ? "+" : "") + score.toFixed(2);
+  label.dataset.side = score !== undefined && score < 0 ? "black" : "white";
+  $("evalbar").classList.toggle("flipped", board.flipped);
+  graph.draw(m);
+}
+
+// A variation's position, `texts` played from ply `ply` of the record: shown, the game
+// unchanged (the server answers with a `peek`).
+function playLine(ply, texts, link) {
+  send({ type: "peek", ply, moves: texts });
+  if (link) link.classList.add("pending");
 }
 
 // ----- requests -----------------------------------------------------------------------
@@ -205,12 +278,7 @@ $("btn-go").onclick = () => send({ type: "go" });
 $("btn-stop").onclick = () => send({ type: "stop" });
 $("btn-play").onclick = () => send({ type: "play", on: !(state && state.running) });
 $("btn-analyze").onclick = () => send({ type: "analyze", on: !(state && state.analysing) });
-$("btn-flip").onclick = () => { board.flipped = !board.flipped; if (state) board.draw(); };
-$("btn-numbers").onclick = () => {
-  board.numbers = !board.numbers;
-  $("btn-numbers").setAttribute("aria-pressed", String(board.numbers));
-  if (state) board.draw();
-};
+$("btn-flip").onclick = () => { board.flipped = !board.flipped; if (state) { board.draw(); drawEval(state); } };
 $("btn-start").onclick = () => navigate(0);
 $("btn-back").onclick = () => state && navigate(state.ply - 1);
 $("btn-fwd").onclick = () => state && navigate(state.ply + 1);
@@ -247,7 +315,8 @@ document.addEventListener("keydown", (e) => {
                  Home: () => navigate(0), End: () => state && navigate(state.record.length),
                  n: () => $("btn-new").click(), u: () => send({ type: "undo" }), r: () => send({ type: "redo" }),
                  g: () => send({ type: "go" }), s: () => send({ type: "stop" }), f: () => $("btn-flip").click(),
-                 a: () => $("btn-analyze").click(), m: () => $("move-input").focus() };
+                 a: () => $("btn-analyze").click(), m: () => $("move-input").focus(),
+                 c: () => toggle(board, "coords", settingChanged), e: () => $("btn-editor").click() };
   const act = keys[e.key];
   if (act && !e.ctrlKey && !e.metaKey && !e.altKey) { e.preventDefault(); act(); }
 });
@@ -264,6 +333,7 @@ function connect(restore) {
   };
   ws.onopen = () => {
     document.body.dataset.connected = "1";
+    linesAsked = false;
     if (restore && restore.pdn) {      // a new server session: put the game back
       ws.send(JSON.stringify({ type: "load", text: restore.pdn }));
       ws.send(JSON.stringify({ type: "goto", ply: restore.ply }));

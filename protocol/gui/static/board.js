@@ -3,6 +3,7 @@
 // click narrows the legal captures to those passing through the squares clicked so far.
 const NS = "http://www.w3.org/2000/svg";
 const CELL = 100;
+const EDGE = 42;             // the margin that holds the coordinates
 
 function el(name, attrs = {}, parent = null) {
   const node = document.createElementNS(NS, name);
@@ -41,7 +42,15 @@ export class Board {
     this.onMove = onMove;          // (from, to, path) => void
     this.onHint = onHint;          // (text) => void
     this.flipped = false;
-    this.numbers = false;
+    this.numbers = false;          // square numbers inside the squares
+    this.coords = true;            // coordinates at the board's edge
+    this.animateMoves = true;
+    this.arrows = [];              // [{from, to, path, rank, tone}]: analysis lines
+    this.premove = null;           // {from, to}: the person's next move, queued
+    this.premoveSide = null;       // "w" or "b": whose pieces may be premoved now
+    this.preFrom = null;           // a premove's piece, picked
+    this.onPremove = null;         // (premove or null) => void
+    this.onEdit = null;            // (square, event) => void: the editor takes the clicks
     this.state = null;
     this.selected = null;          // square picked
     this.entered = [];             // landing squares clicked since
@@ -81,7 +90,7 @@ export class Board {
     this.state = state;
     if (!sameSpot) { this.selected = null; this.entered = []; }
     this.draw();
-    if (animate && state.last) this.animate(state.last);
+    if (animate && this.animateMoves && state.last) this.animate(state.last);
   }
 
   canMove() {
@@ -94,8 +103,11 @@ export class Board {
 
   draw() {
     const s = this.state, w = s.width, svg = this.svg;
-    svg.setAttribute("viewBox", `0 0 ${w * CELL} ${w * CELL}`);
+    const m = this.coords ? EDGE : 0;
+    svg.setAttribute("viewBox", `${-m} ${-m} ${w * CELL + 2 * m} ${w * CELL + 2 * m}`);
     svg.replaceChildren();
+    if (this.coords) el("rect", { x: -m, y: -m, width: w * CELL + 2 * m, height: w * CELL + 2 * m,
+                                  class: "frame" }, svg);
     const last = s.last;
     const lastSquares = last ? new Set([last.from, last.to]) : new Set();
     const targets = this.targets();
@@ -110,14 +122,13 @@ export class Board {
       const [r, c] = s.coords[sq];
       let cls = full && (r + c) % 2 === 0 ? "sq-light" : "sq-dark";
       if (targets.has(sq)) cls = "sq-target";
+      else if (this.premove && (sq === this.premove.from || sq === this.premove.to)) cls = "sq-premove";
+      else if (this.preFrom === sq) cls = "sq-premove";
       else if (lastSquares.has(sq)) cls = "sq-last";
       el("rect", { x: x - CELL / 2, y: y - CELL / 2, width: CELL, height: CELL, class: cls,
                    "data-square": sq }, svg);
-      if (this.numbers) {
-        const t = el("text", { x: x - CELL / 2 + 4, y: y - CELL / 2 + 22, class: "num" }, svg);
-        t.textContent = s.names[sq];
-      }
     }
+    if (this.coords) this.drawCoords();
     if (last) {
       const pts = [last.from, ...last.path].map((q) => this.xy(q).join(",")).join(" ");
       el("polyline", { points: pts, class: "path" }, svg);
@@ -134,6 +145,64 @@ export class Board {
       const [x, y] = this.xy(q);
       el("circle", { cx: x, cy: y, r: 13, class: "dot" }, svg);
     }
+    if (this.numbers)
+      for (const sq of Object.keys(s.coords).map(Number)) {
+        const [x, y] = this.xy(sq);
+        const t = el("text", { x: x - CELL / 2 + 5, y: y - CELL / 2 + 19, class: "num" }, svg);
+        t.textContent = s.names[sq];
+      }
+    this.drawArrows();
+  }
+
+  // Coordinates outside the board: the numbers of the edge squares (numbered variants), or
+  // files and ranks (a1..h8).
+  drawCoords() {
+    const s = this.state, w = s.width, svg = this.svg;
+    const algebraic = /^[a-z]/.test(s.names["1"] || "");
+    const put = (x, y, text) => {
+      const t = el("text", { x, y, class: "coord", "text-anchor": "middle", "dominant-baseline": "central" }, svg);
+      t.textContent = text;
+    };
+    const half = EDGE / 2, far = w * CELL + half;
+    if (algebraic) {              // every file and rank, whether its square is played on or not
+      for (let i = 0; i < w; i++) {
+        const mid = i * CELL + CELL / 2;
+        put(mid, far, "abcdefghijkl"[this.flipped ? w - 1 - i : i]);
+        put(-half, mid, String(this.flipped ? i + 1 : w - i));
+      }
+      return;
+    }
+    for (const sq of Object.keys(s.coords).map(Number)) {
+      const [x, y] = this.xy(sq);
+      const r = Math.floor(y / CELL), c = Math.floor(x / CELL);
+      const name = s.names[sq];
+      if (r === 0) put(x, -half, name);
+      if (r === w - 1) put(x, far, name);
+      if (c === 0) put(-half, y, name);
+      if (c === w - 1) put(far, y, name);
+    }
+  }
+
+  drawArrows() {
+    if (!this.arrows.length) return;
+    const svg = this.svg;
+    const defs = el("defs", {}, svg);
+    for (const tone of ["line", "win", "draw", "loss"]) {
+      const mk = el("marker", { id: `head-${tone}`, viewBox: "0 0 10 10", refX: 5, refY: 5,
+                                markerWidth: 3, markerHeight: 3, orient: "auto-start-reverse" }, defs);
+      el("path", { d: "M0,0 L10,5 L0,10 z", class: `head ${tone}` }, mk);
+    }
+    // The first line last, on top.
+    for (const a of [...this.arrows].sort((p, q) => q.rank - p.rank)) {
+      const pts = [a.from, ...(a.path || [a.to])].map((q) => this.xy(q));
+      const [x0, y0] = pts[pts.length - 2], [x1, y1] = pts[pts.length - 1];
+      const len = Math.hypot(x1 - x0, y1 - y0) || 1;
+      pts[pts.length - 1] = [x1 - ((x1 - x0) / len) * 22, y1 - ((y1 - y0) / len) * 22];
+      const tone = a.tone || "line";
+      el("polyline", { points: pts.map((p) => p.join(",")).join(" "),
+                       class: `arrow ${tone}${a.rank === 1 ? " first" : ""}`, "data-rank": a.rank,
+                       "marker-end": `url(#head-${tone})` }, svg);
+    }
   }
 
   drawPiece(square, kind, ghost) {
@@ -142,7 +211,7 @@ export class Board {
     const g = el("g", { class: `piece ${colour}${ghost ? " ghost" : ""}`, "data-piece": square,
                         transform: `translate(${x},${y})` }, this.svg);
     el("circle", { r: 38, class: "body" }, g);
-    el("circle", { r: 26, fill: "none" }, g);
+    el("circle", { r: 26, fill: "none", class: "ring" }, g);
     if (kind === "W" || kind === "B") {
       el("path", { d: "M-18,8 L-20,-12 L-9,-2 L0,-16 L9,-2 L20,-12 L18,8 Z", class: "crown" }, g);
       g.setAttribute("data-king", "1");
@@ -215,8 +284,34 @@ export class Board {
     this.draw();
   }
 
+  // ----- premove: while the engine thinks, the person's next move is queued ---------------
+  premoveClick(sq) {
+    const own = (q) => q !== null && this.piece(q).toLowerCase() === this.premoveSide;
+    if (this.premove) { this.setPremove(null); if (!own(sq)) return; }
+    if (own(sq)) { this.preFrom = sq === this.preFrom ? null : sq; this.draw(); return; }
+    if (this.preFrom !== null && sq !== null) {
+      const from = this.preFrom;
+      this.preFrom = null;
+      this.setPremove({ from, to: sq });
+      return;
+    }
+    this.preFrom = null;
+    this.draw();
+  }
+
+  setPremove(p) {
+    this.premove = p;
+    this.preFrom = null;
+    if (this.onPremove) this.onPremove(p);
+    if (this.state) this.draw();
+  }
+
   down(e) {
-    if (!this.canMove()) return;
+    if (this.onEdit) { const q = this.squareAt(e); if (q !== null) this.onEdit(q, e); return; }
+    if (!this.canMove()) {
+      if (this.premoveSide && this.state) this.premoveClick(this.squareAt(e));
+      return;
+    }
     const sq = this.squareAt(e);
     if (sq === null) return;
     if (this.selected !== null && sq !== this.selected && !this.movesFrom(sq).length) {
