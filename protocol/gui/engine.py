@@ -41,6 +41,7 @@ class Job:
     on_info: Callable[[dict[str, str]], None]
     on_done: Callable[[str | None, str | None], None]     # (move, error)
     movetime: float | None = None
+    on_start: Callable[[], None] | None = None            # the engine starts to think
     stop: threading.Event = field(default_factory=threading.Event)
     cancelled: bool = False
 
@@ -176,6 +177,8 @@ class EngineSeat:
             if not job.cancelled:
                 job.on_info(args)
 
+        if job.on_start is not None:
+            job.on_start()
         stop_at = math.inf if job.movetime is None else time.monotonic() + job.movetime + TIME_GRACE
         reply = self.client.search(job.position, job.moves, job.level, stop_at=stop_at,
                                    analyze=job.analyze, stop=job.stop, stop_grace=STOP_GRACE,

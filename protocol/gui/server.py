@@ -7,6 +7,11 @@ the server over one WebSocket; each connection gets its own
 with a ``type``; a message that is not JSON, or not an object, is answered with an
 ``error`` and the connection stays open.  The server listens on 127.0.0.1 unless
 ``--host`` says otherwise.
+
+The page's address names its game (``/?game=<id>``), and the WebSocket carries the id
+(``/ws?game=<id>``): the session opens the saved game of that id (:mod:`.store`), or starts
+one under a new id that the first ``setup`` message tells the page.  A page that goes away
+(closed, reloaded, cut off) while the server sends is let go quietly: the game is saved.
 """
 from __future__ import annotations
 
@@ -22,15 +27,34 @@ from pathlib import Path
 import engine
 
 from .session import BoardSession
+from .store import GameStore, default_state_dir, new_game_id, valid_game_id
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_MESSAGE = 2_000_000          # bytes of one WebSocket message, at most
 
 
-def create_app(engine_command: str | None = None):
+def open_game(session: BoardSession, store: GameStore | None, game_id: str | None) -> None:
+    """Give ``session`` its game: the saved one of ``game_id``, or a new id.  A saved game
+    that cannot be used is reported on the page, which gets a fresh game (same id)."""
+    if not valid_game_id(game_id):
+        game_id = new_game_id()
+    session.game_id, session.store = game_id, store
+    if store is None:
+        return
+    try:
+        data = store.load(game_id)
+        if data is not None:
+            session.restore(data)
+            session.known = True
+    except engine.BadInput as e:
+        session.message = f"the saved game could not be used ({e}): a new game begins"
+
+
+def create_app(engine_command: str | None = None, state_dir: str | Path | None = None):
     """The web application (Starlette); ``engine_command`` (None: Rafle) drives every
-    page's engine.  The web stack is the optional extra ``gui``: imported here, so
-    that ``rafle gui`` without it says what to install."""
+    page's engine; games are saved under ``state_dir`` (None: in the pages only).  The web
+    stack is the optional extra ``gui``: imported here, so that ``rafle gui`` without it
+    says what to install."""
     from starlette.applications import Starlette
     from starlette.responses import FileResponse, JSONResponse
     from starlette.routing import Mount, Route, WebSocketRoute
@@ -46,6 +70,8 @@ def create_app(engine_command: str | None = None):
     async def health(_request):
         return JSONResponse({"ok": True, "engine": engine_command or "rafle"})
 
+    store = None if state_dir is None else GameStore(state_dir)
+
     async def board(ws: WebSocket) -> None:
         await ws.accept()
         loop = asyncio.get_running_loop()
@@ -55,15 +81,21 @@ def create_app(engine_command: str | None = None):
             loop.call_soon_threadsafe(outbox.put_nowait, message)
 
         session = BoardSession(emit, engine_command)
+        open_game(session, store, ws.query_params.get("game"))
 
         async def sender() -> None:
-            while True:
-                message = await outbox.get()
-                await ws.send_text(json.dumps(message))
+            try:
+                while True:
+                    message = await outbox.get()
+                    await ws.send_text(json.dumps(message))
+            except Exception:        # noqa: BLE001 -- the page went away: the receiver ends too
+                return
 
         sending = asyncio.create_task(sender())
         try:
             await asyncio.to_thread(session.hello)
+            if session.known:
+                await asyncio.to_thread(session.resume)
             while True:
                 text = await ws.receive_text()
                 if len(text) > MAX_MESSAGE:
@@ -75,7 +107,7 @@ def create_app(engine_command: str | None = None):
                     emit({"type": "error", "message": "a request must be JSON"})
                     continue
                 await asyncio.to_thread(session.handle, message)
-        except WebSocketDisconnect:
+        except (WebSocketDisconnect, RuntimeError):    # closed, or closed while we sent
             pass
         finally:
             sending.cancel()
@@ -106,7 +138,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--engine", default=None, metavar="COMMAND",
                         help='another Hub engine instead of Rafle, e.g. "scan hub"')
     parser.add_argument("--no-browser", action="store_true", help="do not open the browser")
+    parser.add_argument("--state-dir", default=None, metavar="DIR",
+                        help=f"where games are saved, one file per game (default {_shown_default()})")
     return parser
+
+
+def _shown_default() -> str:
+    home = str(Path.home())
+    path = str(default_state_dir())
+    return "~" + path[len(home):] if path.startswith(home + "/") else path
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,7 +171,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Rafle's board: {url}  (Ctrl-C to stop)", flush=True)
     if not args.no_browser:
         threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
-    config = uvicorn.Config(create_app(args.engine), log_level="warning", ws_max_size=4 * MAX_MESSAGE)
+    state_dir = Path(args.state_dir).expanduser() if args.state_dir else default_state_dir()
+    app = create_app(args.engine, state_dir)
+    config = uvicorn.Config(app, log_level="warning", ws_max_size=4 * MAX_MESSAGE)
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:
