@@ -192,6 +192,7 @@ class Table:
         if self.clocks.control.timed and len(self.s.game.moves) == ply:
             self.clocks.start(side, ply)
             self._arm()
+            self.s._send_state()             # the page shows the engine's clock running
 
     def engine_moved(self) -> bool:
         """The engine answered: its clock stops; True when its flag fell first."""
