@@ -1,0 +1,108 @@
+"""The board in a real browser, part 2: a reload keeps the game, a timed game to a flag
+fall, resigning (``rafle gui`` with a scratch ``--state-dir``, headless Chromium as in
+``test_gui_browser.py``, whose helpers are used)."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from test_gui_browser import CHROMIUM, FLAGS, WAIT, drag, moves, new_game, plies
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory):
+    state = tmp_path_factory.mktemp("gui-state")
+    proc = subprocess.Popen([sys.executable, "-m", "protocol.cli", "gui", "--no-browser",
+                             "--state-dir", str(state)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+    assert found, f"no address printed: {line!r}"
+    yield found.group(0)
+    proc.terminate()
+    _, err = proc.communicate(timeout=10)
+    assert "Traceback" not in err, err
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, url):
+    context = browser.new_context(viewport={"width": 1200, "height": 800}, accept_downloads=True)
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.goto(url)
+    pg.wait_for_selector("g.piece")
+    expect(pg.locator("#status")).to_contain_text("to move")
+    yield pg
+    context.close()
+    assert not errors, errors
+
+
+def saved_pdn(pg) -> str:
+    with pg.expect_download() as download:
+        pg.click("#btn-save")
+    return Path(download.value.path()).read_text()
+
+
+def test_a_reload_keeps_the_game_and_the_moves_ahead(page):
+    new_game(page, black="human")
+    for i, (a, b) in enumerate(((32, 28), (19, 23), (28, 19))):
+        drag(page, a, b)
+        plies(page, i + 1)
+    page.click("#btn-undo")
+    expect(page.locator("#moves span.future")).to_have_count(1)
+    page.fill("#name-white", "Ann")
+    page.press("#name-white", "Enter")
+    game = re.search(r"[?&]game=([\w-]+)", page.url)
+    assert game, page.url
+    page.reload()
+    page.wait_for_selector("g.piece")
+    expect(page.locator("#moves span")).to_have_count(3)
+    assert moves(page) == ["32-28", "19-23", "28x19"] and game.group(1) in page.url
+    expect(page.locator("#moves span.future")).to_have_count(1)
+    expect(page.locator("#name-white")).to_have_value("Ann")
+    page.click("#btn-redo")
+    expect(page.locator("#moves span.future")).to_have_count(0)
+
+
+def test_a_person_who_does_not_move_loses_on_time(page):
+    page.click("#btn-new")
+    page.check("input[name=white-kind][value=human]")
+    page.check("input[name=black-kind][value=engine]")
+    page.select_option("#clock-kind", "sudden")
+    page.fill("#clock-base", "0.03")                    # 1.8 seconds
+    page.click("#new-start")
+    expect(page.locator("#clock-white")).to_have_class(re.compile("running"))
+    expect(page.locator("#status")).to_contain_text("White lost on time", timeout=15_000)
+    expect(page.locator("#clock-white")).to_have_class(re.compile("flagged"))
+    expect(page.locator("#clock-white")).to_have_text("0.0")
+    text = saved_pdn(page)
+    assert '[Result "0-2"]' in text and '[Termination "White lost on time"]' in text
+
+
+def test_resigning(page):
+    new_game(page)
+    drag(page, 32, 28)
+    plies(page, 2)
+    expect(page.locator("#name-black")).to_have_value("Rafle")     # from the engine's id
+    page.click("#btn-resign")
+    expect(page.locator("#btn-resign")).to_contain_text("Sure")
+    page.click("#btn-resign")
+    expect(page.locator("#status")).to_contain_text("White resigned")
+    expect(page.locator("#btn-resign")).to_be_disabled()
+    text = saved_pdn(page)
+    assert '[Result "0-2"]' in text and '[Termination "White resigned"]' in text
+    assert '[Black "Rafle (easy)"]' in text
