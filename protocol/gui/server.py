@@ -33,6 +33,18 @@ STATIC = Path(__file__).resolve().parent / "static"
 MAX_MESSAGE = 2_000_000          # bytes of one WebSocket message, at most
 
 
+def read_request(text: str | None) -> tuple[object, str]:
+    """A WebSocket message as a request: (the JSON value, "") or (None, what is wrong)."""
+    if text is None:
+        return None, "a request is JSON text, not binary data"
+    if len(text) > MAX_MESSAGE:
+        return None, f"message too long ({len(text)} bytes)"
+    try:
+        return json.loads(text), ""
+    except (ValueError, RecursionError):
+        return None, "a request must be JSON"
+
+
 def open_game(session: BoardSession, store: GameStore | None, game_id: str | None) -> None:
     """Give ``session`` its game: the saved one of ``game_id``, or a new id.  A saved game
     that cannot be used is reported on the page, which gets a fresh game (same id)."""
@@ -78,7 +90,10 @@ def create_app(engine_command: str | None = None, state_dir: str | Path | None =
         outbox: asyncio.Queue = asyncio.Queue()
 
         def emit(message: dict) -> None:        # from any thread
-            loop.call_soon_threadsafe(outbox.put_nowait, message)
+            try:
+                loop.call_soon_threadsafe(outbox.put_nowait, message)
+            except RuntimeError:                 # the server has stopped: nobody to tell
+                pass
 
         session = BoardSession(emit, engine_command)
         open_game(session, store, ws.query_params.get("game"))
@@ -97,16 +112,19 @@ def create_app(engine_command: str | None = None, state_dir: str | Path | None =
             if session.known:
                 await asyncio.to_thread(session.resume)
             while True:
-                text = await ws.receive_text()
-                if len(text) > MAX_MESSAGE:
-                    emit({"type": "error", "message": f"message too long ({len(text)} bytes)"})
+                received = await ws.receive()
+                if received["type"] == "websocket.disconnect":
+                    break
+                request, problem = read_request(received.get("text"))
+                if problem:
+                    emit({"type": "error", "message": problem})
                     continue
                 try:
-                    message = json.loads(text)
-                except ValueError:
-                    emit({"type": "error", "message": "a request must be JSON"})
-                    continue
-                await asyncio.to_thread(session.handle, message)
+                    await asyncio.to_thread(session.handle, request)
+                except Exception as e:      # noqa: BLE001 -- a bug of ours: said, the game kept
+                    print(f"rafle gui: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+                    emit({"type": "error", "message": f"internal error ({type(e).__name__}: {e}); "
+                                                      "the game is kept"})
         except (WebSocketDisconnect, RuntimeError):    # closed, or closed while we sent
             pass
         finally:

@@ -39,7 +39,7 @@ def _side(msg: dict, default: int) -> int:
     name = msg.get("side")
     if name is None:
         return default
-    if name not in SIDES:
+    if not isinstance(name, str) or name not in SIDES:
         raise BadInput("\"side\" is \"white\" or \"black\"")
     return SIDES[name]
 
