@@ -25,14 +25,14 @@ FAKE = f"{sys.executable} {Path(__file__).resolve().parent / 'fake_hub.py'}"
 
 
 @contextlib.contextmanager
-def served(engine: str | None = None, state_dir=None):
+def served(engine: str | None = None, state_dir=None, watch=None):
     """The server's base URL (``http://127.0.0.1:PORT``) while the block runs; games are
-    saved under ``state_dir`` when given."""
+    saved under ``state_dir`` when given; ``watch``: a live file for ``/watch``."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(16)
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(engine, state_dir), log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(create_app(engine, state_dir, watch), log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

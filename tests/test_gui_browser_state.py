@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,52 @@ def test_resigning(page):
     text = saved_pdn(page)
     assert '[Result "0-2"]' in text and '[Termination "White resigned"]' in text
     assert '[Black "Rafle (easy)"]' in text
+
+
+FAKE_HUB = Path(__file__).resolve().parent / "fake_hub.py"
+
+
+def test_a_live_tournament_is_followed_on_the_watch_page(browser, tmp_path):
+    live = tmp_path / "live.json"
+    gui = subprocess.Popen([sys.executable, "-m", "protocol.cli", "gui", "--no-browser",
+                            "--state-dir", str(tmp_path / "games"), "--watch", str(live)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    tour = None
+    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    try:
+        found = re.search(r"http://127\.0\.0\.1:\d+/", gui.stdout.readline())
+        assert found
+        pg = context.new_page()
+        pg.goto(found.group(0) + "watch")
+        expect(pg.locator("#watch-error")).to_contain_text("waiting for")
+        fake = f"{sys.executable} {FAKE_HUB} first 0.1"
+        tour = subprocess.Popen(
+            [sys.executable, "-m", "protocol.cli", "tournament", "--engine", "name=alpha",
+             f"cmd={fake}", "--engine", "name=beta", f"cmd={fake}", "--games", "2", "--depth",
+             "1", "--max-plies", "16", "--concurrency", "1", "--live", str(live),
+             "--state", str(tmp_path / "t.json"), "--pdn", str(tmp_path / "t.pdn")],
+            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        seen: set[str] = set()              # the first game's moves, as the page showed them
+        progress = pg.locator("#watch-progress")
+        deadline = time.monotonic() + 180                  # a guard against a hang, not a timing
+        while tour.poll() is None or progress.inner_text() != "2 / 2 games":
+            assert tour.poll() in (None, 0), tour.stderr.read()
+            assert time.monotonic() < deadline, f"the page shows {progress.inner_text()!r}"
+            cards = pg.locator('.watch-game[data-key="alpha|beta|0"] .wmoves')
+            if cards.count():
+                seen.add(cards.first.inner_text())
+            pg.wait_for_timeout(150)
+        assert len({s for s in seen if s}) >= 2, seen      # the moves came one by one
+        expect(pg.locator("#watch-title")).to_contain_text("over")
+        rows = pg.locator("#standings tbody tr")
+        expect(rows).to_have_count(2)
+        expect(rows.first).to_contain_text("2")            # two games each: drawn at 16 plies
+        expect(pg.locator("#crosstable tbody tr").first).to_contain_text("1/2")
+        expect(pg.locator("#results li")).to_have_count(2)
+        assert pg.locator(".watch-game svg circle.wpiece").count() > 0
+    finally:
+        context.close()
+        if tour is not None and tour.poll() is None:
+            tour.kill()
+        gui.terminate()
+        gui.wait(10)

@@ -28,6 +28,7 @@ import engine
 
 from .session import BoardSession
 from .store import GameStore, default_state_dir, new_game_id, valid_game_id
+from .watch import read_live
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_MESSAGE = 2_000_000          # bytes of one WebSocket message, at most
@@ -62,11 +63,13 @@ def open_game(session: BoardSession, store: GameStore | None, game_id: str | Non
         session.message = f"the saved game could not be used ({e}): a new game begins"
 
 
-def create_app(engine_command: str | None = None, state_dir: str | Path | None = None):
+def create_app(engine_command: str | None = None, state_dir: str | Path | None = None,
+               watch: str | Path | None = None):
     """The web application (Starlette); ``engine_command`` (None: Rafle) drives every
     page's engine; games are saved under ``state_dir`` (None: in the pages only).  The web
     stack is the optional extra ``gui``: imported here, so that ``rafle gui`` without it
-    says what to install."""
+    says what to install.  ``watch``: the live file of a match or tournament, followed on
+    ``/watch`` (:mod:`.watch`)."""
     from starlette.applications import Starlette
     from starlette.responses import FileResponse, JSONResponse
     from starlette.routing import Mount, Route, WebSocketRoute
@@ -78,6 +81,15 @@ def create_app(engine_command: str | None = None, state_dir: str | Path | None =
 
     async def icon(_request):
         return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
+    async def watch_page(_request):
+        return FileResponse(STATIC / "watch.html")
+
+    async def watch_state(_request):
+        if watch is None:
+            return JSONResponse({"error": "nothing to watch: start rafle gui with --watch FILE"})
+        return JSONResponse(await asyncio.to_thread(read_live, watch),
+                            headers={"Cache-Control": "no-store"})
 
     async def health(_request):
         return JSONResponse({"ok": True, "engine": engine_command or "rafle"})
@@ -133,6 +145,7 @@ def create_app(engine_command: str | None = None, state_dir: str | Path | None =
 
     return Starlette(routes=[
         Route("/", index), Route("/health", health), Route("/favicon.ico", icon),
+        Route("/watch", watch_page), Route("/watch/state", watch_state),
         WebSocketRoute("/ws", board),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ])
@@ -158,6 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-browser", action="store_true", help="do not open the browser")
     parser.add_argument("--state-dir", default=None, metavar="DIR",
                         help=f"where games are saved, one file per game (default {_shown_default()})")
+    parser.add_argument("--watch", default=None, metavar="FILE",
+                        help="follow a match or tournament started with --live FILE (page /watch)")
     return parser
 
 
@@ -187,10 +202,13 @@ def main(argv: list[str] | None = None) -> int:
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"
     print(f"Rafle's board: {url}  (Ctrl-C to stop)", flush=True)
+    if args.watch:
+        url += "watch"
+        print(f"watching {args.watch}: {url}", flush=True)
     if not args.no_browser:
         threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
     state_dir = Path(args.state_dir).expanduser() if args.state_dir else default_state_dir()
-    app = create_app(args.engine, state_dir)
+    app = create_app(args.engine, state_dir, args.watch)
     config = uvicorn.Config(app, log_level="warning", ws_max_size=4 * MAX_MESSAGE)
     try:
         uvicorn.Server(config).run(sockets=[sock])
