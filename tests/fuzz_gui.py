@@ -133,12 +133,16 @@ class Server:
         self.err.seek(0)
         return self.err.read().decode("utf-8", "replace")
 
-    def close(self) -> None:
+    def close(self) -> bool:
+        """Stop the server; False if it did not stop on SIGTERM (it is killed then)."""
         self.proc.terminate()
         try:
-            self.proc.wait(15)
+            self.proc.wait(20)
+            return True
         except subprocess.TimeoutExpired:
             self.proc.kill()
+            self.proc.wait()
+            return False
 
 
 class Connection:
@@ -269,7 +273,9 @@ def fuzz_gui(args, tally) -> None:
                 tally.stderr_bytes += len(err.encode())
                 tally.note(f"stderr after batch {tally.batches}: {err.strip().splitlines()[-1][:200]}")
             progress(tally, args)
-        server.close()
+        if not server.close():
+            tally.hangs += 1
+            tally.note("the server did not stop on SIGTERM within 20 s")
         if last_state is not None:                   # a restarted server gives the same game
             server = Server(scratch, getattr(args, "engine", None))
             check = Connection(server.url, game)

@@ -62,6 +62,8 @@ class EngineSeat:
         self.variant: str | None = None
         self._jobs: queue.Queue = queue.Queue()
         self._current: Job | None = None
+        self._starting: HubClient | None = None     # an engine in its handshake
+        self._closed = False                        # no engine starts any more
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, daemon=True, name="gui-engine")
         self._thread.start()
@@ -102,6 +104,11 @@ class EngineSeat:
     def close(self) -> None:
         self.cancel()
         self._jobs.put(_CLOSE)
+        with self._lock:
+            self._closed = True
+            starting = self._starting
+        if starting is not None:      # a closed page does not wait for its engine to start
+            starting.quit(grace=0.5)
         self._thread.join(5)
 
     @property
@@ -163,11 +170,18 @@ class EngineSeat:
         self.emit({"type": "engine", "state": "starting", "name": self.name})
         options = {} if variant == "international" else {"variant": variant}
         client = HubClient(self.argv, options, label="gui")
+        with self._lock:
+            if self._closed:
+                raise EngineError("the board was closed")
+            self._starting = client
         try:
             client.start(self.start_timeout)
         except EngineError:
             client.quit(grace=0.5)
             raise
+        finally:
+            with self._lock:
+                self._starting = None
         self.client = client
         self.name = client.name
         self.emit({"type": "engine", "state": "ready", "name": self.name})
