@@ -221,3 +221,49 @@ def test_closing_pages_while_the_engine_streams_leaves_no_traceback(tmp_path):
         proc.terminate()
         _, err = proc.communicate(timeout=30)
     assert "Traceback" not in err and "Exception" not in err, err[-3000:]
+
+
+def test_a_game_opened_in_a_second_page_moves_there(tmp_path):
+    from websockets.exceptions import ConnectionClosed
+    with served(state_dir=tmp_path) as base:
+        first = Page(base)
+        gid = game_id(first)
+        first.send("new", **HUMANS)
+        play(first, "32-28")
+        second = Page(base, game=gid)
+        assert [r["text"] for r in second.state["record"]] == ["32-28"]
+        try:
+            while True:
+                first.ws.recv(timeout=10)
+        except ConnectionClosed as closed:
+            assert closed.rcvd.code == 4001
+        second.send("move", text="19-23")
+        second.expect("state", lambda s: s["ply"] == 2)
+        second.close()
+
+
+def test_analysis_survives_a_restart(tmp_path):
+    with served(state_dir=tmp_path) as base:
+        page = Page(base)
+        gid = game_id(page)
+        page.send("new", **HUMANS)
+        play(page, "32-28")
+        page.send("analyze", on=True)
+        page.expect("state", lambda s: s["analysing"])
+        page.close()
+    with served(state_dir=tmp_path) as base:
+        page = Page(base, game=gid)
+        assert page.state["analysing"] is True
+        assert page.expect("info", lambda m: m["mode"] == "analyze")["ply"] == 1
+        page.close()
+
+
+def test_the_store_keeps_the_latest_games_only(tmp_path):
+    import os
+    store = GameStore(tmp_path)
+    for i in range(6):
+        store.save(f"game{i}", {"n": i})
+        os.utime(tmp_path / f"game{i}.json", (1000 + i, 1000 + i))
+    assert store.prune(keep=4) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"game{i}.json" for i in range(2, 6)]
+    assert store.load("game5") == {"n": 5} and store.load("game0") is None

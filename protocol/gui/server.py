@@ -12,6 +12,9 @@ The page's address names its game (``/?game=<id>``), and the WebSocket carries t
 (``/ws?game=<id>``): the session opens the saved game of that id (:mod:`.store`), or starts
 one under a new id that the first ``setup`` message tells the page.  A page that goes away
 (closed, reloaded, cut off) while the server sends is let go quietly: the game is saved.
+A game is held by one page at a time: opened in a second page (another tab, or a reload
+that came before the old page left), it moves there, and the first page is closed with
+code 4001 (it says so and does not reconnect).
 """
 from __future__ import annotations
 
@@ -32,6 +35,7 @@ from .watch import read_live
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_MESSAGE = 2_000_000          # bytes of one WebSocket message, at most
+TAKEN = 4001                     # close code: the game was opened in another page
 
 
 def read_request(text: str | None) -> tuple[object, str]:
@@ -95,9 +99,31 @@ def create_app(engine_command: str | None = None, state_dir: str | Path | None =
         return JSONResponse({"ok": True, "engine": engine_command or "rafle"})
 
     store = None if state_dir is None else GameStore(state_dir)
+    if store is not None:
+        store.prune()
+    holders: dict[str, tuple[WebSocket, asyncio.Event]] = {}    # game id -> the page holding it
+
+    async def take_over(game_id: str) -> None:
+        """The page holding ``game_id`` is let go, and its session has saved the game
+        before the new page's session reads it."""
+        held = holders.get(game_id)
+        if held is None:
+            return
+        other, released = held
+        try:
+            await other.close(code=TAKEN, reason="the game was opened in another page")
+        except Exception:            # noqa: BLE001 -- it is closing already
+            pass
+        try:
+            await asyncio.wait_for(released.wait(), 20)
+        except asyncio.TimeoutError:
+            pass
 
     async def board(ws: WebSocket) -> None:
         await ws.accept()
+        requested = ws.query_params.get("game")
+        if valid_game_id(requested):
+            await take_over(requested)
         loop = asyncio.get_running_loop()
         outbox: asyncio.Queue = asyncio.Queue()
 
@@ -108,7 +134,9 @@ def create_app(engine_command: str | None = None, state_dir: str | Path | None =
                 pass
 
         session = BoardSession(emit, engine_command)
-        open_game(session, store, ws.query_params.get("game"))
+        open_game(session, store, requested)
+        released = asyncio.Event()
+        holders[session.game_id] = (ws, released)
 
         async def sender() -> None:
             try:
@@ -142,6 +170,9 @@ def create_app(engine_command: str | None = None, state_dir: str | Path | None =
         finally:
             sending.cancel()
             await asyncio.to_thread(session.close)
+            if holders.get(session.game_id, (None,))[0] is ws:
+                del holders[session.game_id]
+            released.set()
 
     return Starlette(routes=[
         Route("/", index), Route("/health", health), Route("/favicon.ico", icon),

@@ -4,7 +4,7 @@ restarted server finds the game again by its id.
 Every page holds one game, named by an id in its address (``/?game=<id>``).  The game is
 saved after every change as one JSON file per id under the state directory (default
 ``~/.cache/rafle/gui/``, or ``$XDG_CACHE_HOME/rafle/gui/``), written atomically (a temporary
-file, then a rename), and the page keeps a copy in the browser's localStorage: a server
+file, then a rename; the :data:`KEEP` latest games are kept), and the page keeps a copy in the browser's localStorage: a server
 whose state directory does not know the id is sent the page's copy (``restore``).
 
 What is saved (:func:`game_snapshot`): the variant, the start position, the whole record
@@ -32,6 +32,7 @@ VERSION = 1
 GAME_ID = re.compile(r"[A-Za-z0-9_-]{4,64}")
 MOST_PLIES = 5000
 MOST_BYTES = 4_000_000
+KEEP = 500                # saved games kept, the latest changed ones
 _SIDES = {"white": WHITE, "black": BLACK}
 
 
@@ -71,6 +72,22 @@ class GameStore:
         except (OSError, ValueError) as e:
             raise BadInput(f"the saved game {path} cannot be read: {e}") from None
         return data
+
+    def prune(self, keep: int = KEEP) -> int:
+        """Delete all but the ``keep`` latest saved games (every page makes one); how many
+        were deleted."""
+        try:
+            files = sorted(self.folder.glob("*.json"), key=lambda p: p.stat().st_mtime)
+        except OSError:
+            return 0
+        gone = 0
+        for path in files[:max(len(files) - keep, 0)]:
+            try:
+                path.unlink()
+                gone += 1
+            except OSError:
+                pass
+        return gone
 
     def save(self, game_id: str, data: dict) -> None:
         """Write atomically: a reader sees the old file or the new one, never half of one."""

@@ -272,8 +272,13 @@ function connect() {
   ws.onopen = () => {
     document.body.dataset.connected = "1";
   };
-  ws.onclose = () => {
+  ws.onclose = (ev) => {
     document.body.dataset.connected = "0";
+    if (ev.code === 4001) {            // the game moved to another page: do not take it back
+      showError("this game is open in another tab or window: reload this page to play it here");
+      board.interactive = false;
+      return;
+    }
     showError("connection to Rafle lost: reconnecting (the game is kept; Save PDN works once back)");
     setTimeout(connect, 1500);
   };
