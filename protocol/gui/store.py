@@ -4,8 +4,9 @@ restarted server finds the game again by its id.
 Every page holds one game, named by an id in its address (``/?game=<id>``).  The game is
 saved after every change as one JSON file per id under the state directory (default
 ``~/.cache/rafle/gui/``, or ``$XDG_CACHE_HOME/rafle/gui/``), written atomically (a temporary
-file, then a rename; the :data:`KEEP` latest games are kept), and the page keeps a copy in the browser's localStorage: a server
-whose state directory does not know the id is sent the page's copy (``restore``).
+file, then a rename; the :data:`KEEP` latest games are kept), and the page keeps a copy in
+the browser's localStorage: a server whose state directory does not know the id is sent
+the page's copy (``restore``).
 
 What is saved (:func:`game_snapshot`): the variant, the start position, the whole record
 (the moves ahead of the shown one too) and the shown ply, the players and names, the
