@@ -85,6 +85,7 @@ def test_a_person_who_does_not_move_loses_on_time(page):
     page.check("input[name=black-kind][value=engine]")
     page.select_option("#clock-kind", "sudden")
     page.fill("#clock-base", "0.03")                    # 1.8 seconds
+    expect(page.locator("#clock-inc-label")).to_be_hidden()     # no increment in sudden death
     page.click("#new-start")
     expect(page.locator("#clock-white")).to_have_class(re.compile("running"))
     expect(page.locator("#status")).to_contain_text("White lost on time", timeout=15_000)

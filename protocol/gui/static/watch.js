@@ -47,7 +47,8 @@ function clockText(seconds) {
 function showGames(games) {
   const box = $("watch-games");
   box.replaceChildren();
-  for (const g of games) {
+  const order = [...games].sort((a, b) => (a.result ? 1 : 0) - (b.result ? 1 : 0));   // running first
+  for (const g of order) {
     const card = el("article", { class: "watch-game" + (g.result ? " over" : ""), "data-key": g.key });
     const h = el("h3");
     h.appendChild(el("span", {}, `${g.white} - ${g.black}`));
