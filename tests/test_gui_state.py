@@ -130,6 +130,17 @@ def test_a_flag_falls_when_a_person_does_not_move(tmp_path):
         page.close()
 
 
+def test_a_set_up_position_is_played_without_the_clock(tmp_path):
+    with served(state_dir=tmp_path) as base:
+        page = Page(base)
+        page.send("new", clock={"kind": "fischer", "base": 60, "inc": 1}, **HUMANS)
+        page.expect("state", lambda s: s["clock"]["ticking"] == "white")
+        page.send("fen", fen="W:W31-50:B1-20")
+        s = page.expect("state", lambda s: s["clock"]["control"]["kind"] == "none")
+        assert s["clock"]["ticking"] is None
+        page.close()
+
+
 def test_the_engine_plays_on_its_clock(tmp_path):
     with served(state_dir=tmp_path) as base:
         page = Page(base)

@@ -9,7 +9,7 @@ Which clock runs: the side to move's, while the game runs (not paused, not over)
 person's clock runs from the moment it is their turn; the engine's from the moment its
 search starts (the engine's start-up and first compilation are not charged) to its answer.
 Nobody's clock runs while no page holds the game: a saved game keeps its times.  After a
-flag fall the clocks stay stopped.
+flag fall the clocks stay stopped; a position set up or a game loaded is played untimed.
 
 An ending other than the rules' belongs to the record as it was: taking moves back reopens
 the game, going forward to the same move shows the ending again.
@@ -64,6 +64,7 @@ class Table:
         self.ending: tuple | None = None            # (game, moves then, Outcome)
         self.offer: tuple[int, int] | None = None   # (side, ply) of a standing draw offer
         self._timer: threading.Timer | None = None
+        self._game = None          # the game the clocks belong to (None: the next one)
 
     # ----- what the game is now ----------------------------------------------------------
     def outcome(self) -> Outcome | None:
@@ -103,6 +104,7 @@ class Table:
         self.clocks = Clocks(control)
         self.names = names
         self.ending = self.offer = None
+        self._game = None
 
     def set_names(self, msg: dict) -> None:
         for key, side in SIDES.items():
@@ -164,6 +166,11 @@ class Table:
     # ----- the clocks, by the turn ---------------------------------------------------------
     def sync(self) -> None:
         """After any change: stop, charge and start the clocks for the game as it is now."""
+        if self._game is None:
+            self._game = self.s.game
+        elif self._game is not self.s.game:      # a position set up or a game loaded: untimed
+            self._disarm()
+            self.clocks, self._game = Clocks(), self.s.game
         c = self.clocks
         if not c.control.timed:
             return
@@ -303,4 +310,5 @@ class Table:
                       Outcome(ending["result"], winner, ending["reason"]))
         self._disarm()
         self.clocks, self.names, self.ending, self.offer = clocks, names, ending, None
+        self._game = game
 
