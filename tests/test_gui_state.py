@@ -278,3 +278,15 @@ def test_the_store_keeps_the_latest_games_only(tmp_path):
     assert store.prune(keep=4) == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"game{i}.json" for i in range(2, 6)]
     assert store.load("game5") == {"n": 5} and store.load("game0") is None
+
+
+def test_a_crashing_engine_stops_its_clock(tmp_path):
+    from gui_pages import FAKE
+    with served(f"{FAKE} crash", state_dir=tmp_path) as base:
+        page = Page(base)
+        page.send("new", clock={"kind": "sudden", "base": 60},
+                  white={"kind": "human"}, black={"kind": "engine", "level": "easy"})
+        page.send("move", text="32-28")
+        s = page.expect("state", lambda s: "the engine failed" in s["message"])
+        assert s["clock"]["ticking"] is None and s["outcome"] is None
+        page.close()

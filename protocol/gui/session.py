@@ -10,7 +10,8 @@ to decide.  Every bad input gets an ``error`` message; nothing in the game is lo
 Messages to the page:
 
 * ``setup``: variants, named levels, the engine's name (once, at the start);
-* ``state``: the whole picture (board, moves allowed, record, players, outcome, ...);
+* ``state``: the whole picture (board, moves allowed, record, players, outcome, ...; the
+  clocks, names and draw offer of :mod:`.table`; the game's id and saved form, :mod:`.store`);
 * ``info``: a line of the engine's thinking (depth, score, nodes/s, principal variation);
 * ``engine``: the engine starts, is ready, or failed (crashed or silent) and why;
 * ``pdn``: the record as PDN text (answer to ``save``);
@@ -473,18 +474,17 @@ class BoardSession:
             if error is not None:
                 self.running = False
                 self.message = f"the engine failed: {error}"
+                self.table.sync()                  # its clock stops
                 self._send_state()
                 return
             if task is None or task["mode"] == "analyze":
                 self._send_state()
                 return
-            if self.table.engine_moved():      # its flag fell first
-                self._changed()
-                return
             pos = self.game.position
             if text is None:
                 self.running = False
                 self.message = "the engine gave no move"
+                self.table.sync()
                 self._send_state()
                 return
             try:
@@ -494,7 +494,11 @@ class BoardSession:
             except BadInput as e:
                 self.running = False
                 self.message = f"the engine's move {text[:40]!r} was refused: {e}"
+                self.table.sync()
                 self._send_state()
+                return
+            if self.table.engine_moved():      # its flag fell first: the move comes too late
+                self._changed()
                 return
             self.epoch += 1
             self.last_info = None
