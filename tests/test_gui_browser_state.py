@@ -157,3 +157,44 @@ def test_a_live_tournament_is_followed_on_the_watch_page(browser, tmp_path):
             tour.kill()
         gui.terminate()
         gui.wait(10)
+
+
+def start_gui(state: Path, port: int = 0) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen([sys.executable, "-m", "protocol.cli", "gui", "--no-browser",
+                             "--state-dir", str(state), "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    found = re.search(r"http://127\.0\.0\.1:\d+/", proc.stdout.readline())
+    assert found
+    return proc, found.group(0)
+
+
+def test_a_server_that_lost_the_game_gets_it_back_from_the_page(browser, tmp_path):
+    first, url = start_gui(tmp_path / "one")
+    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    second = None
+    try:
+        pg = context.new_page()
+        pg.goto(url)
+        pg.wait_for_selector("g.piece")
+        new_game(pg, black="human")
+        for i, (a, b) in enumerate(((32, 28), (19, 23))):
+            drag(pg, a, b)
+            plies(pg, i + 1)
+        first.terminate()
+        first.wait(10)
+        expect(pg.locator("#error")).to_contain_text("connection to Rafle lost")
+        port = int(url.rsplit(":", 1)[1].strip("/"))
+        second, _ = start_gui(tmp_path / "two", port)     # the same address, no saved game
+        expect(pg.locator("#error")).to_be_empty(timeout=WAIT)
+        expect(pg.locator("#moves span")).to_have_count(2)
+        assert moves(pg) == ["32-28", "19-23"]
+        pg.reload()                                        # and the new server has saved it
+        pg.wait_for_selector("g.piece")
+        expect(pg.locator("#moves span")).to_have_count(2)
+        assert list((tmp_path / "two").glob("*.json"))
+    finally:
+        context.close()
+        for proc in (first, second):
+            if proc is not None and proc.poll() is None:
+                proc.terminate()
+                proc.wait(10)
