@@ -156,12 +156,11 @@ class Table:
 
     def _engine_accepts(self, side: int) -> bool:
         ply = len(self.s.game.moves)
-        scores = [v for p, v in self.s.evals.items() if p <= ply]
-        if ply < DRAW_PLIES or not scores:
+        known = [p for p in self.s.evals if p <= ply]
+        if ply < DRAW_PLIES or not known:
             return False
-        latest = self.s.evals[max(p for p in self.s.evals if p <= ply)]
-        own = latest if side == WHITE else -latest
-        return own <= DRAW_SCORE
+        latest = self.s.evals[max(known)]          # White's view, in men
+        return (latest if side == WHITE else -latest) <= DRAW_SCORE
 
     # ----- the clocks, by the turn ---------------------------------------------------------
     def sync(self) -> None:
