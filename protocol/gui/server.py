@@ -14,7 +14,11 @@ one under a new id that the first ``setup`` message tells the page.  A page that
 (closed, reloaded, cut off) while the server sends is let go quietly: the game is saved.
 A game is held by one page at a time: opened in a second page (another tab, or a reload
 that came before the old page left), it moves there, and the first page is closed with
-code 4001 (it says so and does not reconnect).
+code 4001 (it says so and does not reconnect).  Binary frames, deeply nested JSON and a bug
+of ours in a request are answered with an ``error`` too; the game is kept.
+
+``--watch FILE`` adds the watch page (``/watch``, :mod:`.watch`): a match or tournament
+followed live from the file it keeps with ``--live FILE``.
 """
 from __future__ import annotations
 
