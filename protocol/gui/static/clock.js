@@ -43,7 +43,9 @@ export class Clocks {
     this.at = performance.now();
     const timed = m.clock && m.clock.control.kind !== "none";
     $("clocks").dataset.timed = timed ? "1" : "0";
-    $("clock-control").textContent = timed ? m.clock.describe : "";
+    const toGo = timed && m.clock.control.kind === "moves" ? m.clock.to_go[m.turn] : null;
+    $("clock-control").textContent = !timed ? "" :
+      m.clock.describe + (toGo ? ` (${m.turn}: ${toGo} move${toGo > 1 ? "s" : ""} to the next period)` : "");
     for (const side of ["white", "black"]) {
       const input = $(`name-${side}`);
       const human = m.players[side].kind === "human";
