@@ -7,12 +7,15 @@ move, for the match runner's.
 * ``silent``: never answers (not even ``stop``);
 * ``illegal``: answers a move that is not legal (``done move=1-2``);
 * ``slowstart``: never finishes the handshake;
-* ``first``: answers the first legal move of the position it was given.
+* ``first``: answers the first legal move of the position it was given (``first SECONDS``:
+  after that long, so that a watched game shows its moves one by one).
 """
 import shlex
 import sys
+import time
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "crash"
+delay = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
 if mode == "first":               # load the rules before the handshake: moves come at once
     from engine import legal_moves, move_from_hub, move_to_hub, play, pos_from_hub, start_position
     legal_moves(start_position())
@@ -41,4 +44,5 @@ for line in sys.stdin:
             print("info depth=1 score=0.50", flush=True)
             print("done move=1-2", flush=True)
         if mode == "first":
+            time.sleep(delay)
             print(f"done move={move_to_hub(legal_moves(pos)[0])}", flush=True)

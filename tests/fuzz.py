@@ -1,6 +1,6 @@
 """Fuzz Rafle's real processes with mutated input, outside CI.
 
-    python -m tests.fuzz --surface hub|dxp|text|fen|pdn --count 100000 [--seed 1]
+    python -m tests.fuzz --surface hub|dxp|text|fen|pdn|gui --count 100000 [--seed 1]
 
 Each surface starts the installed ``rafle`` the way a client does and feeds it inputs
 made by mutating a corpus of valid ones (bytes flipped, inserted, deleted, repeated,
@@ -14,7 +14,8 @@ batch it checks that the process is alive and answering:
   DXP messages, then a fresh connection's GAMEREQ must get a GAMEACC;
 * ``text``: text-mode lines (two human players, so the engine thinks only when asked);
   then ``fen`` must print the position;
-* ``pdn``: mutated PDN files loaded in text mode, then ``fen`` as above.
+* ``pdn``: mutated PDN files loaded in text mode, then ``fen`` as above;
+* ``gui``: the board's WebSocket (``rafle gui``), see :mod:`tests.fuzz_gui`.
 
 A process that exits, writes to stderr (Hub mode must never), reports an internal error,
 or does not answer within ``--timeout`` seconds is counted (crash, stderr, internal
@@ -413,19 +414,23 @@ def progress(tally: Tally, args) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__.split("\n\n")[0])
-    p.add_argument("--surface", required=True, choices=["hub", "dxp", "text", "fen", "pdn"])
+    p.add_argument("--surface", required=True, choices=["hub", "dxp", "text", "fen", "pdn", "gui"])
     p.add_argument("--count", type=int, default=10000, help="inputs to send (default 10000)")
     p.add_argument("--batch", type=int, default=200, help="inputs between liveness checks")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--timeout", type=float, default=20.0,
                    help="seconds a liveness answer may take (default 20)")
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--engine", help="gui: the board's engine command (default: Rafle)")
     args = p.parse_args(argv)
     random.seed(args.seed)
     tally = Tally(args.surface)
     start = time.monotonic()
     if args.surface in ("hub", "fen"):
         fuzz_hub(args, tally, fen_only=args.surface == "fen")
+    elif args.surface == "gui":
+        from tests.fuzz_gui import fuzz_gui
+        fuzz_gui(args, tally)
     elif args.surface in ("text", "pdn"):
         fuzz_text(args, tally, pdn=args.surface == "pdn")
     else:

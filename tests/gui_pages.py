@@ -25,13 +25,14 @@ FAKE = f"{sys.executable} {Path(__file__).resolve().parent / 'fake_hub.py'}"
 
 
 @contextlib.contextmanager
-def served(engine: str | None = None):
-    """The server's base URL (``http://127.0.0.1:PORT``) while the block runs."""
+def served(engine: str | None = None, state_dir=None, watch=None):
+    """The server's base URL (``http://127.0.0.1:PORT``) while the block runs; games are
+    saved under ``state_dir`` when given; ``watch``: a live file for ``/watch``."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(16)
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(engine), log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(create_app(engine, state_dir, watch), log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -49,9 +50,10 @@ def served(engine: str | None = None):
 class Page:
     """One WebSocket connection, read as a transcript."""
 
-    def __init__(self, base: str):
+    def __init__(self, base: str, game: str | None = None):
         self._stack = contextlib.ExitStack()
-        self.ws = self._stack.enter_context(connect(base.replace("http", "ws") + "/ws", max_size=None))
+        url = base.replace("http", "ws") + "/ws" + (f"?game={game}" if game else "")
+        self.ws = self._stack.enter_context(connect(url, max_size=None))
         self.seen: list[dict] = []
         self.state = self.expect("state")
 

@@ -22,8 +22,10 @@ WAIT = 90_000                                 # ms
 
 
 @pytest.fixture(scope="module")
-def url():
-    proc = subprocess.Popen([sys.executable, "-m", "protocol.cli", "gui", "--no-browser"],
+def url(tmp_path_factory):
+    state = tmp_path_factory.mktemp("gui-state")
+    proc = subprocess.Popen([sys.executable, "-m", "protocol.cli", "gui", "--no-browser",
+                             "--state-dir", str(state)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
     found = re.search(r"http://127\.0\.0\.1:\d+/", line)

@@ -44,6 +44,7 @@ class Job:
     on_done: Callable[[str | None, str | None], None]     # (move, error)
     movetime: float | None = None
     params: dict[str, str] = field(default_factory=dict)    # set-param before the search
+    on_start: Callable[[], None] | None = None            # the engine starts to think
     stop: threading.Event = field(default_factory=threading.Event)
     cancelled: bool = False
 
@@ -65,6 +66,8 @@ class EngineSeat:
         self.params: dict[str, str] = {}      # what set-param has changed in this process
         self._jobs: queue.Queue = queue.Queue()
         self._current: Job | None = None
+        self._starting: HubClient | None = None     # an engine in its handshake
+        self._closed = False                        # no engine starts any more
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, daemon=True, name="gui-engine")
         self._thread.start()
@@ -105,6 +108,11 @@ class EngineSeat:
     def close(self) -> None:
         self.cancel()
         self._jobs.put(_CLOSE)
+        with self._lock:
+            self._closed = True
+            starting = self._starting
+        if starting is not None:      # a closed page does not wait for its engine to start
+            starting.quit(grace=0.5)
         self._thread.join(5)
 
     @property
@@ -166,11 +174,18 @@ class EngineSeat:
         self.emit({"type": "engine", "state": "starting", "name": self.name})
         options = {} if variant == "international" else {"variant": variant}
         client = HubClient(self.argv, options, label="gui")
+        with self._lock:
+            if self._closed:
+                raise EngineError("the board was closed")
+            self._starting = client
         try:
             client.start(self.start_timeout)
         except EngineError:
             client.quit(grace=0.5)
             raise
+        finally:
+            with self._lock:
+                self._starting = None
         self.client = client
         self.params = {}
         self.name = client.name
@@ -187,6 +202,8 @@ class EngineSeat:
             if self.params.get(name, PARAM_DEFAULTS.get(name)) != value:
                 self.client.send(f"set-param name={quote(name)} value={quote(value)}")
                 self.params[name] = value
+        if job.on_start is not None:
+            job.on_start()
         stop_at = math.inf if job.movetime is None else time.monotonic() + job.movetime + TIME_GRACE
         reply = self.client.search(job.position, job.moves, job.level, stop_at=stop_at,
                                    analyze=job.analyze, stop=job.stop, stop_grace=STOP_GRACE,

@@ -10,7 +10,8 @@ to decide.  Every bad input gets an ``error`` message; nothing in the game is lo
 Messages to the page:
 
 * ``setup``: variants, named levels, the engine's name (once, at the start);
-* ``state``: the whole picture (board, moves allowed, record, players, outcome, ...);
+* ``state``: the whole picture (board, moves allowed, record, players, outcome, ...; the
+  clocks, names and draw offer of :mod:`.table`; the game's id and saved form, :mod:`.store`);
 * ``info``: a line of the engine's thinking (depth, score, nodes/s, principal variation);
 * ``engine``: the engine starts, is ready, or failed (crashed or silent) and why;
 * ``pdn``: the record as PDN text (answer to ``save``);
@@ -38,6 +39,8 @@ from . import annotations
 from .analysis import Databases, first_move, line_of, lines_count
 from .editor import edited_position
 from .engine import EngineSeat, Job
+from .store import game_snapshot, read_game
+from .table import Table
 
 HUMAN, ENGINE = "human", "engine"
 MAX_DELAY = 10.0          # seconds between engine moves, at most
@@ -115,6 +118,12 @@ class BoardSession:
         self.databases = Databases()
         # A loaded PDN's comments and variations (protocol.gui.annotations), and its moves.
         self.notes = annotations.Notes()
+        # Clocks, endings, names (table.py); the saved game (store.py, set by the server).
+        self.table = Table(self)
+        self.game_id: str | None = None
+        self.store = None
+        self.known = False           # the game came from the store
+        self._save_failed = False
 
     # ----- the page's requests ---------------------------------------------------------
     def handle(self, message) -> None:
@@ -135,7 +144,8 @@ class BoardSession:
         self.emit({"type": "setup",
                    "variants": [{"name": v.name, "hub": v.hub_name, "width": v.width}
                                 for v in VARIANTS.values()],
-                   "levels": list(LEVELS), "engine": self.seat.name})
+                   "levels": list(LEVELS), "engine": self.seat.name,
+                   "game": self.game_id, "known": self.known})
         self.emit({"type": "engine", **self.engine_state})
         self._send_state()
 
@@ -147,6 +157,7 @@ class BoardSession:
             start = parse_position(self._text(fen, "fen", 2000), variant)
         players = {WHITE: Player.from_message(msg.get("white")),
                    BLACK: Player.from_message(msg.get("black"))}
+        self.table.reset(msg)
         self._halt()
         self.game = Game(start, variant)
         self.players = players
@@ -166,7 +177,7 @@ class BoardSession:
 
     def move(self, msg: dict) -> None:
         pos = self.game.position
-        if self.game.outcome() is not None:
+        if self.outcome() is not None:
             raise BadInput(f"the game is over ({self._outcome_text()}): undo or start a new game")
         if self.task and self.task["mode"] == "think":
             raise BadInput("the engine is thinking: stop it first, or wait for its move")
@@ -216,7 +227,7 @@ class BoardSession:
 
     def go(self, _msg: dict) -> None:
         """The engine plays the side to move now, whoever that side's player is."""
-        if self.game.outcome() is not None:
+        if self.outcome() is not None:
             raise BadInput(f"the game is over ({self._outcome_text()})")
         self._halt()
         side = self.game.position.turn
@@ -301,9 +312,9 @@ class BoardSession:
     def record_pdn(self, whole: Game | None = None) -> str:
         """The whole record (the moves taken back too) as PDN."""
         game = whole or self._whole_record()
-        tags = {"Event": "Rafle board", "Date": time.strftime("%Y.%m.%d"),
-                "White": self._player_name(WHITE), "Black": self._player_name(BLACK)}
-        return write_pdn(game, tags, notes=self.notes.of(game))
+        tags = {"Event": "Rafle board", "Date": time.strftime("%Y.%m.%d")}
+        more, comment = self.table.pdn_tags(game)
+        return write_pdn(game, {**tags, **more}, comment, notes=self.notes.of(game))
 
     def peek_variation(self, msg: dict) -> None:
         """Show the position of a variation's moves from a ply of the record; the game
@@ -377,7 +388,7 @@ class BoardSession:
         return move
 
     def _outcome_text(self) -> str:
-        o = self.game.outcome()
+        o = self.outcome()
         if o is None:
             return ""
         who = {WHITE: "White wins", BLACK: "Black wins", None: "Draw"}[o.winner]
@@ -385,7 +396,7 @@ class BoardSession:
 
     def _player_name(self, side: int) -> str:
         p = self.players[side]
-        return "Human" if p.kind == HUMAN else f"{self.seat.name} ({p.level})"
+        return self.table.name(side) if p.kind == HUMAN else f"{self.seat.name} ({p.level})"
 
     # ----- the engine ------------------------------------------------------------------
     def _halt(self) -> None:
@@ -401,13 +412,14 @@ class BoardSession:
 
     def _changed(self) -> None:
         """After a change: start what the engine should do now, then show the page."""
+        self.table.sync()
         self._schedule()
         self._send_state()
 
     def _schedule(self, waited: bool = False) -> None:
         if self.task is not None or self._timer is not None:
             return
-        if self.game.outcome() is None and self.running:
+        if self.outcome() is None and self.running:
             side = self.game.position.turn
             if self.players[side].kind == ENGINE:
                 both = all(p.kind == ENGINE for p in self.players.values())
@@ -447,9 +459,20 @@ class BoardSession:
         def on_done(move: str | None, error: str | None) -> None:
             self._done(epoch, move, error)
 
+        lines, movetime = player.lines, player.movetime
+        timed = None if analyze else self.table.engine_turn(side, ply)
+        if timed is not None:        # its clock, and its level's depth or nodes
+            lines = timed[0] + [x for x in player.lines if not x.startswith("move-time")]
+            movetime = timed[1]
+
+        def on_start() -> None:
+            with self.lock:
+                if epoch == self.epoch and not analyze:
+                    self.table.engine_started(side, ply)
+
         self.seat.submit(Job(variant.hub_name, pos_to_hub(game.start), moves,
-                             [] if analyze else player.lines, analyze, on_info, on_done,
-                             movetime=None if analyze else player.movetime,
+                             [] if analyze else lines, analyze, on_info, on_done,
+                             movetime=None if analyze else movetime, on_start=on_start,
                              params={"multipv": str(self.multipv if analyze else 1)}))
 
     def _info(self, epoch: int, ply: int, side: int, args: dict[str, str]) -> None:
@@ -494,6 +517,7 @@ class BoardSession:
             if error is not None:
                 self.running = False
                 self.message = f"the engine failed: {error}"
+                self.table.sync()                  # its clock stops
                 self._send_state()
                 return
             if task is None or task["mode"] == "analyze":
@@ -503,6 +527,7 @@ class BoardSession:
             if text is None:
                 self.running = False
                 self.message = "the engine gave no move"
+                self.table.sync()
                 self._send_state()
                 return
             try:
@@ -512,7 +537,11 @@ class BoardSession:
             except BadInput as e:
                 self.running = False
                 self.message = f"the engine's move {text[:40]!r} was refused: {e}"
+                self.table.sync()
                 self._send_state()
+                return
+            if self.table.engine_moved():      # its flag fell first: the move comes too late
+                self._changed()
                 return
             self.epoch += 1
             self.last_info = None
@@ -529,7 +558,7 @@ class BoardSession:
         game, pos = self.game, self.game.position
         v = game.variant
         squares = range(1, v.nsquares + 1)
-        allowed = game.legal_moves() if game.outcome() is None else []
+        allowed = game.legal_moves() if self.outcome() is None else []
         whole = self._whole_record()
         record = [{"text": move_to_pdn(before, move), "side": before.turn,
                    "played": i < len(game.moves)}
@@ -541,7 +570,7 @@ class BoardSession:
             last = {"from": move.frm, "to": move.to, "captured": list(move.captured),
                     "path": paths[0] if paths else [move.to],
                     "pieces": {str(s): before.piece_at(s) for s in move.captured}}
-        o = game.outcome()
+        o = self.outcome()
         return {
             "type": "state",
             "variant": v.name, "width": v.width,
@@ -561,15 +590,65 @@ class BoardSession:
             "multipv": self.multipv, "db": self.databases.marks(pos, allowed),
             "first_mover": "white" if v.white_starts else "black",
             "notes": annotations.as_json(self.notes.of(whole), whole.positions),
+            **self.table.view(), "game": self.game_id, "saved": self.snapshot(),
         }
 
     def _send_state(self) -> None:
-        self.emit(self.state())
+        state = self.state()
+        self._save(state["saved"])
+        self.emit(state)
 
     def close(self) -> None:
         with self.lock:
+            self.table.pause()
+            self._save(self.snapshot())
+            self.table.close()
             self._halt()
         self.seat.close()
+
+    # ----- the outcome, saved games (store.py) and the table's requests (table.py) ---------
+    def outcome(self):
+        """How the game ended (by the rules, time, resignation or agreement), or None."""
+        return self.table.outcome()
+
+    def snapshot(self) -> dict:
+        return game_snapshot(self)
+
+    def restore(self, data) -> None:
+        """Put back a saved game (:mod:`.store`); a bad one changes nothing."""
+        saved = read_game(data)
+        players = {WHITE: Player.from_message(saved.players.get("white")),
+                   BLACK: Player.from_message(saved.players.get("black"))}
+        self.table.restore(saved.table, saved.game, saved.whole)
+        self._halt()
+        self.game, self.players, self.evals = saved.game, players, saved.evals
+        self.running, self.analysing, self.delay = saved.running, saved.analysing, saved.delay
+        self.message = ""
+
+    def resume(self) -> None:
+        """A restored game goes on: its engine and clocks start where they should."""
+        with self.lock:
+            self._changed()
+
+    def restore_request(self, msg: dict) -> None:
+        """The page's own copy of its game, for a server that does not know it."""
+        try:
+            self.restore(msg.get("saved"))
+        except BadInput as e:
+            raise BadInput(f"the page's saved game was refused: {e}") from None
+        self.known = True
+        self._changed()
+
+    def _save(self, snapshot: dict) -> None:
+        if self.store is None or self.game_id is None:
+            return
+        try:
+            self.store.save(self.game_id, snapshot)
+            self._save_failed = False
+        except OSError as e:
+            if not self._save_failed:      # said once, not on every move
+                self.emit({"type": "error", "message": f"the game cannot be saved: {e}"})
+            self._save_failed = True
 
 
 def _square_label(v: Variant, square: int) -> str:
@@ -588,3 +667,10 @@ HANDLERS: dict[str, Callable[[BoardSession, dict], None]] = {
     "restart": BoardSession.restart_engine, "lines": BoardSession.set_lines,
     "edit": BoardSession.set_edited, "peek": BoardSession.peek_variation,
 }
+# Timed games, endings, names (table.py) and the page's copy of its game (store.py).
+HANDLERS.update({
+    "resign": lambda session, msg: session.table.resign(msg),
+    "draw": lambda session, msg: session.table.draw(msg),
+    "names": lambda session, msg: session.table.set_names(msg),
+    "restore": BoardSession.restore_request,
+})

@@ -8,11 +8,12 @@ import { renderMoves, moveNumber, firstMover } from "./movelist.js";
 import { EvalGraph } from "./graph.js";
 import { AnalysisLines, renderDatabase } from "./lines.js";
 import { Editor } from "./editor.js";
+import { Clocks, chosenClock, showClockFields } from "./clock.js";
+import { adopt, keep, savedCopy, socketUrl } from "./store.js";
 
 const $ = (id) => document.getElementById(id);
 let ws = null;
 let state = null;
-let lastPdn = null;          // the record, kept to restore the game after a reconnection
 let replayTimer = null;
 let setup = null;
 let engineClock = null;     // the seconds counter while the engine starts
@@ -32,6 +33,7 @@ const board = new Board($("board"), {
   },
   onHint: (text) => { $("message").textContent = text; },
 });
+const clocks = new Clocks(send);
 
 // ----- part 2: settings, sounds, premove, analysis lines, graph, editor -----------------
 applySettings(board);
@@ -110,6 +112,9 @@ function runPremove(m) {
 const handlers = {
   setup(m) {
     setup = m;
+    adopt(m.game);                      // the address names the game (store.js)
+    const copy = m.known ? null : savedCopy(m.game);
+    if (copy) send({ type: "restore", saved: copy });   // a server that lost it gets it back
     const sel = $("new-variant");
     sel.replaceChildren();
     for (const v of m.variants) {
@@ -128,7 +133,8 @@ const handlers = {
     const animate = state && m.ply === state.ply + 1 && m.last &&
       state.record.length >= 0 && m.variant === state.variant;
     state = m;
-    lastPdn = m.pdn || lastPdn;
+    keep(m);
+    clocks.show(m);
     board.interactive = isHumanTurn(m);
     board.premoveSide = premoveSide(m);
     if (!board.premoveSide && !isHumanTurn(m)) board.premove = null;
@@ -263,6 +269,7 @@ $("btn-new").onclick = () => {
   if (state) $("new-variant").value = state.variant;
   $("new-dialog").showModal();
 };
+$("clock-kind").onchange = showClockFields;
 $("new-delay").oninput = () => { $("new-delay-out").textContent = $("new-delay").value; };
 $("new-form").addEventListener("submit", (e) => {
   if (e.submitter && e.submitter.value !== "start") return;
@@ -270,7 +277,8 @@ $("new-form").addEventListener("submit", (e) => {
   send({ type: "speed", delay: Number($("new-delay").value) });
   send({ type: "new", variant: $("new-variant").value, fen: $("new-fen").value.trim(),
          white: { kind: kind("white"), level: $("white-level").value.trim() || "medium" },
-         black: { kind: kind("black"), level: $("black-level").value.trim() || "medium" } });
+         black: { kind: kind("black"), level: $("black-level").value.trim() || "medium" },
+         clock: chosenClock() });
 });
 $("btn-undo").onclick = () => send({ type: "undo" });
 $("btn-redo").onclick = () => send({ type: "redo" });
@@ -322,9 +330,8 @@ document.addEventListener("keydown", (e) => {
 });
 
 // ----- the connection -----------------------------------------------------------------
-function connect(restore) {
-  const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  ws = new WebSocket(`${proto}//${location.host}/ws`);
+function connect() {
+  ws = new WebSocket(socketUrl());     // the server opens the game the address names
   ws.onmessage = (ev) => {
     let m;
     try { m = JSON.parse(ev.data); } catch { return; }
@@ -334,16 +341,16 @@ function connect(restore) {
   ws.onopen = () => {
     document.body.dataset.connected = "1";
     linesAsked = false;
-    if (restore && restore.pdn) {      // a new server session: put the game back
-      ws.send(JSON.stringify({ type: "load", text: restore.pdn }));
-      ws.send(JSON.stringify({ type: "goto", ply: restore.ply }));
-    }
   };
-  ws.onclose = () => {
+  ws.onclose = (ev) => {
     document.body.dataset.connected = "0";
+    if (ev.code === 4001) {            // the game moved to another page: do not take it back
+      showError("this game is open in another tab or window: reload this page to play it here");
+      board.interactive = false;
+      return;
+    }
     showError("connection to Rafle lost: reconnecting (the game is kept; Save PDN works once back)");
-    const keep = state ? { pdn: lastPdn, ply: state.ply } : null;
-    setTimeout(() => connect(keep), 1500);
+    setTimeout(connect, 1500);
   };
 }
-connect(null);
+connect();

@@ -13,6 +13,7 @@ import sys
 from engine import install_command
 
 from ...about import summary
+from .live import Live
 from .ray_runner import run_on_ray
 from .runner import TC_FORMS, Match, concurrency
 
@@ -32,6 +33,13 @@ def add_engine_guards(p: argparse.ArgumentParser) -> None:
                    help="seconds past its limit after which a silent engine has hung (default 30)")
     p.add_argument("--init-timeout", type=float, default=120.0,
                    help="seconds an engine may take to start, hub ... ready (default 120)")
+
+
+def add_live(p: argparse.ArgumentParser) -> None:
+    """``--live FILE`` (rafle match and tournament): the live state for ``rafle gui --watch``."""
+    p.add_argument("--live", metavar="FILE",
+                   help="keep a live state of the games in FILE (JSON, rewritten as they are "
+                        "played), to follow them in the browser with: rafle gui --watch FILE")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sprt", help="elo0,elo1[,alpha,beta]: stop when the SPRT decides")
     p.add_argument("--pdn", "--pgn", dest="pdn", help="write every game to this PDN file")
     p.add_argument("--log", help="write the Hub traffic to this file")
+    add_live(p)
     p.add_argument("--event", default="rafle match", help="PDN Event tag")
     p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="play the games on Ray actors (one per CPU, each with its two engines): "
@@ -83,8 +92,12 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
+    if args.live and args.ray is not None:
+        parser.error("--live follows games played here: not with --ray")
     try:
         match = Match(args)
+        if args.live:
+            match.live = Live(args.live, "match", args.event, match.variant.name, args.games)
     except (ValueError, OSError) as e:       # BadInput is a ValueError
         print(f"rafle match: {e}", file=sys.stderr)
         return 2

@@ -141,6 +141,10 @@ class Match:
         self.log_file = open(args.log, "w", encoding="utf-8") if args.log else None
         self.pdn_file = open(args.pdn, "w", encoding="utf-8") if args.pdn else None
         self.date = datetime.date.today().strftime("%Y.%m.%d")
+        self.live = None                # a live.Live for rafle gui --watch (--live FILE)
+
+    def live_key(self, number: int) -> str:
+        return f"{self.names[0]}|{self.names[1]}|{number}"
 
     @staticmethod
     def _limits(args) -> list[Limit]:
@@ -283,6 +287,9 @@ class Match:
             return lose(e, f"engine {e + 1} failed to start: {err}")
 
         clocks = [lim.base or 0.0 for lim in self.limits]
+        if self.live:
+            self.live.begin(self.live_key(number), self.names[white] or f"engine {white + 1}",
+                            self.names[1 - white] or f"engine {2 - white}", game)
         # per engine: [time used, time given] over the game and over the current period
         spent = [[0.0, lim.base or 0.0] for lim in self.limits]
         period = [[0.0, lim.base or 0.0] for lim in self.limits]
@@ -347,6 +354,10 @@ class Match:
             try:
                 move = move_from_hub(pos, reply.move)
                 game.push(move)   # also refuses what the game forbids (Frisian's king rule)
+                if self.live:
+                    timed = any(lim.clock for lim in self.limits)
+                    self.live.moved(self.live_key(number), game, {
+                        "white": clocks[white], "black": clocks[1 - white]} if timed else None)
             except BadInput as err:
                 with self.lock:
                     self.stats[e].illegal += 1
@@ -403,6 +414,9 @@ class Match:
                 "TimeControl": self.limits[r.white].describe(),
                 "PlyCount": str(len(r.game.moves))}
         text = write_pdn(r.game, tags, r.reason)
+        if self.live:
+            self.live.end(self.live_key(r.number), white, black, r.result, r.reason,
+                          len(r.game.moves))
         with self.lock:
             self.score.add(r)
             if self.pdn_file:
@@ -431,6 +445,8 @@ class Match:
 
     def close(self, notes: list[str] = ()) -> int:
         """Close the files and print the report (after ``notes``); the exit code."""
+        if self.live:
+            self.live.close()
         for f in (self.log_file, self.pdn_file):
             if f:
                 f.close()

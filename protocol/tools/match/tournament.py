@@ -56,7 +56,8 @@ from .adjudicate import Databases
 from .elo import signed
 from .engines import check_command, check_limit, clock_note
 from .ratings import fit_ratings
-from .cli import add_engine_guards, build_parser as match_parser
+from .cli import add_engine_guards, add_live, build_parser as match_parser
+from .live import Live
 from .runner import TC_FORMS, Limit, Match, concurrency, parse_tc, run_workers
 from .score import GameResult
 
@@ -187,6 +188,7 @@ class Tournament:
         self.pairings: dict[tuple[int, int], _PairMatch] = {}
         self.date = datetime.date.today().strftime("%Y.%m.%d")
         self.played_now = 0
+        self.live: Live | None = None          # --live FILE: opened by run
 
     # ----- set-up ---------------------------------------------------------------------
     def _limit(self, spec: EngineSpec) -> Limit:
@@ -247,6 +249,7 @@ class Tournament:
                 ns.tc = "1"                     # replaced by each engine's own limit below
                 self.pairings[(a, b)] = _PairMatch(ns, (A, B), [self.limits[a], self.limits[b]],
                                                    self.out, self)
+                self.pairings[(a, b)].live = self.live
             return self.pairings[(a, b)]
 
     # ----- output -----------------------------------------------------------------------
@@ -324,6 +327,9 @@ class Tournament:
         record = {"id": gid, "a": a, "b": b, "white": white, "black": black, "result": r.result,
                   "reason": r.reason, "plies": len(r.game.moves), "score_a": r.points(0),
                   "pdn": write_pdn(r.game, tags, r.reason)}
+        if self.live:
+            self.live.end(pair.live_key(r.number), white, black, r.result, r.reason,
+                          len(r.game.moves))
         with self.lock:
             self.done[gid] = record
             self.played_now += 1
@@ -405,11 +411,18 @@ class Tournament:
                 pair.stop.set()
 
         self.log_file = open(a.log, "a", encoding="utf-8") if a.log else None
+        if a.live:
+            self.live = Live(a.live, "tournament", a.event, self.variant.name, len(self.games))
+            for i in sorted(self.done):
+                g = self.done[i]
+                self.live.add_result(g["white"], g["black"], g["result"], g["reason"], g["plies"])
         try:
             run_workers(self.worker, min(a.concurrency, max(left, 1)), interrupted)
         finally:
             if self.log_file:
                 self.log_file.close()
+            if self.live:
+                self.live.close()
         if self.error:
             print(f"rafle tournament: {self.error}", file=sys.stderr)
             return 1
@@ -447,6 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pdn", default="tournament.pdn", help="every game (default tournament.pdn)")
     add_engine_guards(p)
     p.add_argument("--event", default="rafle tournament", help="PDN Event tag")
+    add_live(p)
     p.add_argument("--log", help="append every line and DXP message to and from the engines to "
                                  "this file")
     return p
