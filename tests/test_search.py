@@ -297,6 +297,24 @@ def test_finds_the_shot_with_exact_mate_distance(searcher, fen):
         assert all(forced_win(play(after, reply), 3) for reply in legal_moves(after))
 
 
+NEW_SWITCHES = [{"qs-threats": "true"}, {"threshold-gate": "false", "threshold-nested": "false"},
+                {"history-malus": "true", "counter-moves": "true"}, {"eval-cache": "true"}]
+
+
+@pytest.mark.parametrize("switches", NEW_SWITCHES)
+def test_the_search_switches_still_find_the_shots_with_exact_mate_distance(switches):
+    s = Searcher(16)
+    for name, value in {"book": "false", "egdb-size": "0", **switches}.items():
+        assert s.set_option(name, value)
+    for fen in SHOTS:
+        pos = pos_from_fen(fen)
+        s.new_game()
+        r = s.search(pos, [], Limits(depth=9))
+        assert r.score == MATE - 5 and not r.move.captured, (fen, switches)
+        after = play(pos, r.move)
+        assert all(forced_win(play(after, reply), 3) for reply in legal_moves(after))
+
+
 def test_mate_distance_for_the_losing_side(searcher):
     pos = pos_from_fen(SHOTS[0])
     r = fresh(searcher, False).search(pos, [], Limits(depth=9))
