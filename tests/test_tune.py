@@ -174,3 +174,31 @@ def test_a_run_writes_its_file_and_the_same_file_goes_on(tmp_path, capsys):
         err = capsys.readouterr().err
         assert words in err and "give another --state file" in err
     assert json.loads(state.read_text()) == again
+
+
+@pytest.mark.slow          # two processes, each starting its engines: about 25 s
+def test_ctrl_c_keeps_the_finished_iterations_and_the_same_command_goes_on(tmp_path):
+    import signal
+    import subprocess
+    import time
+    state = tmp_path / "c.json"
+    argv = [sys.executable, "-m", "protocol.cli", "tune", "--state", str(state), "--engine",
+            RAFLE_HUB, "--param", "lmr-depth", "--games", "2", "--depth", "1", "--max-plies", "10",
+            "--concurrency", "1", "--iterations", "30"]
+    # Without job control a background child starts with SIGINT ignored: restore the default.
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not state.exists():
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    kept = json.loads(state.read_text())["records"]             # whole, not half written
+    assert 1 <= len(kept) < 30 and "interrupted" in out
+    argv[argv.index("30")] = str(len(kept) + 1)
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert f"{len(kept)} played before" in again.stdout
+    records = json.loads(state.read_text())["records"]
+    assert records[:len(kept)] == kept and len(records) == len(kept) + 1
