@@ -89,11 +89,11 @@ def test_values_are_clipped_to_the_bounds_and_rounded_for_integers():
 
 def test_defaults_come_from_the_option():
     p = spsa.parse_param("threshold-margin")
-    assert (p.start, p.lo, p.hi, p.integer, p.c_end, p.r_end) == (40, 0, 5000, True, 20, 1)
+    assert (p.start, p.lo, p.hi, p.integer, p.c_end, p.r_end) == (40, 0, 5000, True, 20, 0.2)
     assert spsa.parse_param("lmr-two-moves").c_end == pytest.approx(64 / 20)   # start 0: range
     assert spsa.parse_param("threshold-interval").c_end == 1                   # at least 1
     assert spsa.parse_param("lmr-depth::2.5:").c_end == 2.5
-    assert spsa.parse_param("lmr-depth:5").text() == "lmr-depth:5:2.5:1"     # half the start
+    assert spsa.parse_param("lmr-depth:5").text() == "lmr-depth:5:2.5:0.2"     # half the start
 
 
 @pytest.mark.parametrize("text, words", [
@@ -166,7 +166,7 @@ def test_a_run_writes_its_file_and_the_same_file_goes_on(tmp_path, capsys):
     assert list(again["records"][2]["plus"].values()) == list(draw.plus)
 
     # Another set of parameters, or other games, for this file: refused, the file untouched.
-    for args, words in ((["--param", "threshold-margin"], "tunes threshold-margin:40:20:1 lmr-depth:3:1:1"),
+    for args, words in ((["--param", "threshold-margin"], "tunes threshold-margin:40:20:0.2 lmr-depth:3:1:0.2"),
                         (["--param", "lmr-depth:3:1", "--param", "threshold-margin:41"], "this command tunes"),
                         (["--games", "6"], "holds a run with games=4"),
                         (["--tc", "1+0.01"], "changes tc, depth")):

@@ -227,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--param", action="append", type=str, default=[], metavar=PARAM_FORM,
                    help="an option to tune, with its start (default: the option's default), final "
                         "perturbation C_END (a twentieth of its range, at most half the start) and "
-                        "final learning rate R_END (1); empty fields keep the default "
+                        "final learning rate R_END (0.2); empty fields keep the default "
                         f"(NAME::5). Tunable: {', '.join(tunable_names())}")
     p.add_argument("--iterations", type=int,
                    help=f"iterations in all, earlier ones included (default {ITERATIONS}; for a "
