@@ -115,6 +115,19 @@ def test_a_lost_actor_loses_only_its_game_which_is_played_again(local_ray, tmp_p
     assert " games=4 " in out
 
 
+def test_tune_on_ray_plays_every_iteration_and_goes_on(local_ray, tmp_path, capsys):
+    state = tmp_path / "t.json"
+    args = ["tune", "--ray", "--param", "lmr-depth", "--games", "2", "--depth", "1",
+            "--max-plies", "16", "--state", str(state)]
+    assert cli([*args, "--iterations", "1"]) == 0
+    assert cli([*args, "--iterations", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "iteration 1/1" in out and "iteration 2/2" in out
+    records = json.loads(state.read_text())["records"]
+    assert [len(r["games"]) for r in records] == [2, 2]
+    assert records[1]["theta"] == records[0]["theta_after"]
+
+
 def test_selfplay_on_ray_plays_every_game(local_ray, tmp_path):
     out = tmp_path / "sp.npz"
     assert cli(["selfplay", "--ray", "--games", "20", "--nodes", "200", "--out", str(out),
@@ -139,6 +152,7 @@ def test_without_ray_every_front_end_says_how_to_get_it(monkeypatch, tmp_path, c
     assert cli(["perft", "--depth", "4", "--ray"]) == 1
     assert cli(["match", "--ray", "--games", "2", "--depth", "1"]) == 2
     assert cli(["selfplay", "--ray", "--games", "2", "--out", str(tmp_path / "x.npz")]) == 2
+    assert cli(["tune", "--ray", "--param", "lmr-depth", "--state", str(tmp_path / "t.json")]) == 2
     said = f"--ray needs Ray: {install_command('cluster')}"
     assert said.startswith("--ray needs Ray: pip install ") and "[cluster]" in said
-    assert capsys.readouterr().err.count(said) == 3
+    assert capsys.readouterr().err.count(said) == 4

@@ -283,6 +283,23 @@ def test_the_share_of_its_clock_each_engine_used_is_reported(tmp_path, capsys, t
     assert shares["sleepy"] > shares["good"]     # 50 ms a move against next to nothing
 
 
+def test_first_opening_starts_further_in_the_set_and_goes_round(tmp_path, capsys):
+    openings = tmp_path / "o.txt"
+    openings.write_text("32-28 19-23\n33-28 18-23\n34-29 17-22\n")
+    pdn = tmp_path / "games.pdn"
+    code = match.main(["--engine1", fake(tmp_path, "good"), "--engine2", fake(tmp_path, "good"),
+                       "--games", "4", "--depth", "1", "--max-plies", "6", "--openings",
+                       str(openings), "--first-opening", "3", "--pdn", str(pdn)])
+    assert code == 0
+    assert re.findall(r"opening (\d+)\)", capsys.readouterr().out) == ["3", "3", "1", "1"]
+    sets = load_openings(openings)
+    assert [g.moves[:2] for g in read_pdn(pdn.read_text())] == [list(sets[i].moves)
+                                                                 for i in (2, 2, 0, 0)]
+    with pytest.raises(SystemExit):
+        match.main(["--first-opening", "0"])
+    assert "--first-opening must be at least 1" in capsys.readouterr().err
+
+
 def test_bad_arguments_and_an_engine_that_never_starts_are_reported(tmp_path, capsys):
     assert match.main(["--openings", str(tmp_path / "missing.txt")]) == 2
     assert "cannot read openings" in capsys.readouterr().err

@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="file of openings (FEN or moves per line), 'builtin' (the default: "
                         "the variant's balanced openings, for international, russian, english "
                         "and frisian) or 'startpos' (the default for the other variants)")
+    p.add_argument("--first-opening", type=int, default=1, metavar="N",
+                   help="start from the Nth opening of the set (default 1), going round: to go "
+                        "on where another match left off")
     p.add_argument("--max-plies", type=int, default=0,
                    help="adjudicate a draw after this many plies (default: never)")
     p.add_argument("--sprt", help="elo0,elo1[,alpha,beta]: stop when the SPRT decides")
@@ -94,6 +97,8 @@ def main(argv: list[str]) -> int:
         parser.error("--games must be at least 1")
     if args.live and args.ray is not None:
         parser.error("--live follows games played here: not with --ray")
+    if args.first_opening < 1:
+        parser.error("--first-opening must be at least 1")
     try:
         match = Match(args)
         if args.live:

@@ -53,6 +53,19 @@ def run_on_ray(match: Match, address: str | None) -> int:
     except ClusterError as exc:
         print(f"rafle match: {exc}", file=sys.stderr)
         return 2
+    try:
+        replayed = play_on_ray(match, ray)
+    finally:
+        disconnect(started)
+    notes = [f"{replayed} game{'s' if replayed > 1 else ''} played again after a Ray actor "
+             f"was lost"] if replayed else []
+    return match.close(notes)
+
+
+def play_on_ray(match: Match, ray) -> int:
+    """Play the games of ``match`` on actors of the Ray already joined (``ray``: the module);
+    the number of games played again after an actor was lost.  Ctrl-C drops the games in
+    progress and leaves ``match.aborted`` set."""
     a = match.args
     actor = ray.remote(num_cpus=1)(Player)
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
@@ -102,7 +115,4 @@ def run_on_ray(match: Match, address: str | None) -> int:
                 pass
         for p in players + idle:
             ray.kill(p)
-        disconnect(started)
-    notes = [f"{replayed} game{'s' if replayed > 1 else ''} played again after a Ray actor "
-             f"was lost"] if replayed else []
-    return match.close(notes)
+    return replayed

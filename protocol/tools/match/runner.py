@@ -127,6 +127,7 @@ class Match:
         self._protocols(args, limits or self._limits(args))
         openings = args.openings or ("builtin" if builtin(self.variant) else "startpos")
         self.openings: list[Opening] = load_openings(openings, self.variant)
+        self.first_opening = args.first_opening - 1      # an index, from 0
         self.databases = Databases(self.variant)     # adjudicates games an engine ended
         self.score = Score(self.names, args.games, Sprt.parse(args.sprt) if args.sprt else None)
         self.stats = self.score.stats
@@ -262,7 +263,7 @@ class Match:
 
     # ----- one game ----------------------------------------------------------------
     def play_game(self, number: int, clients: list[HubClient | None], worker: int) -> GameResult:
-        index = (number // 2) % len(self.openings)
+        index = (self.first_opening + number // 2) % len(self.openings)
         opening = self.openings[index]
         white = number % 2                   # engine 1 has White in even games
         game = Game(opening.start)
