@@ -102,6 +102,7 @@ def test_the_editor_sets_up_a_position(page):
 
 ANNOTATED = ("1. 32-28 {the centre} (1. 33-29 19-23 (1... 20-24 2. 29x20 15x24)) 1... 19-23 "
              "2. 28x19 14x23 {forced} *")
+MARKED = "1. 32-28! 19-23 $14 (1... 18-23?! 2. 33-29 $1) 2. 28x19!? 14x23 *"
 
 
 def test_notes_are_shown_kept_on_save_and_dropped_with_their_moves(page):
@@ -111,7 +112,7 @@ def test_notes_are_shown_kept_on_save_and_dropped_with_their_moves(page):
     line = s["notes"]["1"]["variations"][0]
     assert [w["text"] for w in line] == ["33-29", "19-23"]
     assert [w["text"] for w in line[1]["variations"][0]] == ["20-24", "29x20", "15x24"]
-    assert s["notes"]["4"] == {"comment": "forced", "unread": [], "variations": []}
+    assert s["notes"]["4"] == {"comment": "forced", "nags": [], "unread": [], "variations": []}
     page.send("peek", ply=0, moves=["33-29", "20-24", "29x20"])
     peek = page.expect("peek")
     assert peek["fen"].startswith("B:") and peek["last"]["from"] == 29 and peek["last"]["to"] == 20
@@ -126,6 +127,17 @@ def test_notes_are_shown_kept_on_save_and_dropped_with_their_moves(page):
     page.send("new", white={"kind": "human"}, black={"kind": "human"})
     s = page.expect("state", lambda s: s["ply"] == 0 and not s["record"])
     assert s["notes"] == {}
+
+
+def test_move_annotations_are_sent_with_their_moves_and_saved(page):
+    page.send("load", text=MARKED)
+    s = page.expect("state", lambda s: s["notes"])
+    assert {ply: note["nags"] for ply, note in s["notes"].items()} == {"1": ["!"], "2": ["$14"],
+                                                                      "3": ["!?"]}
+    assert [w["nags"] for w in s["notes"]["2"]["variations"][0]] == [["?!"], ["$1"]]
+    page.send("save")
+    text = " ".join(page.expect("pdn")["text"].split())
+    assert "1. 32-28! 19-23 $14 (1... 18-23?! 2. 33-29 $1) 2. 28x19!? 14x23 *" in text
 
 
 @pytest.mark.parametrize("request_, says", [

@@ -1,4 +1,4 @@
-"""A loaded PDN's comments and variations on the board (the tree of ``read_pdn``'s
+"""A loaded PDN's comments, variations and move annotations on the board (the tree of ``read_pdn``'s
 ``PdnGame.notes``).
 
 The notes belong to the moves they were read with: while the record keeps those moves they
@@ -46,14 +46,14 @@ def kept(notes: dict, read_moves: list[Move], moves: list[Move]) -> dict:
 
 
 def as_json(notes: dict, positions: list) -> dict[str, dict]:
-    """The notes for the page: ``{ply: {comment, variations: [[{text, comment,
+    """The notes for the page: ``{ply: {comment, nags, variations: [[{text, comment, nags,
     variations}]], unread: [text]}}``, move texts in PDN (``positions[p]``: before move
-    p + 1)."""
+    p + 1); ``nags``: the move's annotations as written (``!?``, ``$14``)."""
     return {str(ply): _note(note, positions[max(ply - 1, 0)]) for ply, note in notes.items()}
 
 
 def _note(note, before) -> dict:
-    return {"comment": note.comment, "unread": list(note.unread),
+    return {"comment": note.comment, "nags": list(note.nags), "unread": list(note.unread),
             "variations": [_line(line, before) for line in note.variations]}
 
 
@@ -61,7 +61,7 @@ def _line(line, pos) -> list[dict]:
     out = []
     for step in line:
         out.append({"text": move_to_pdn(pos, step.move), "comment": step.note.comment,
-                    "unread": list(step.note.unread),
+                    "nags": list(step.note.nags), "unread": list(step.note.unread),
                     "variations": [_line(v, pos) for v in step.note.variations]})
         pos = play(pos, step.move)
     return out
