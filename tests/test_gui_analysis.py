@@ -140,6 +140,47 @@ def test_move_annotations_are_sent_with_their_moves_and_saved(page):
     assert "1. 32-28! 19-23 $14 (1... 18-23?! 2. 33-29 $1) 2. 28x19!? 14x23 *" in text
 
 
+def test_a_promoted_variation_becomes_the_main_line_and_keeps_the_old_one(page):
+    page.send("load", text=ANNOTATED)
+    page.expect("state", lambda s: s["notes"])
+    page.send("promote", ply=0, moves=["33-29"])
+    s = page.expect("state", lambda s: s["record"] and s["record"][0]["text"] == "33-29")
+    assert [r["text"] for r in s["record"]] == ["33-29", "19-23"]       # the whole variation
+    assert s["ply"] == 1 and [r["played"] for r in s["record"]] == [True, False]
+    old = s["notes"]["1"]["variations"][0]
+    assert [w["text"] for w in old] == ["32-28", "19-23", "28x19", "14x23"]
+    assert old[0]["comment"] == "the centre" and old[3]["comment"] == "forced"
+    assert [w["text"] for w in s["notes"]["2"]["variations"][0]] == ["20-24", "29x20", "15x24"]
+    page.send("save")
+    text = " ".join(page.expect("pdn")["text"].split())
+    assert ("1. 33-29 (1. 32-28 {the centre} 1... 19-23 2. 28x19 14x23 {forced}) 1... 19-23 "
+            "(1... 20-24 2. 29x20 15x24) *") in text
+    page.send("move", text="18-23")                   # play goes on from there
+    s = page.expect("state", lambda s: s["ply"] == 2)
+    assert [r["text"] for r in s["record"]] == ["33-29", "18-23"] and sorted(s["notes"]) == ["1"]
+
+
+def test_a_nested_variation_promoted_from_the_start(page):
+    page.send("load", text=ANNOTATED)
+    page.expect("state", lambda s: s["notes"])
+    page.send("promote", ply=0, moves=["33-29", "20-24", "29x20"])
+    s = page.expect("state", lambda s: s["record"] and s["record"][0]["text"] == "33-29")
+    assert [r["text"] for r in s["record"]] == ["33-29", "20-24", "29x20"] and s["ply"] == 3
+    assert [w["text"] for w in s["notes"]["1"]["variations"][0]][:2] == ["32-28", "19-23"]
+    assert "variation is now the main line" in s["message"]
+
+
+@pytest.mark.parametrize("request_, says", [
+    ({"ply": 5, "moves": ["32-28"]}, "promote needs a ply from 0 to 4"),
+    ({"ply": 0, "moves": None}, "promote needs \"moves\""),
+    ({"ply": 0, "moves": ["32-26"]}, "32-26"),
+])
+def test_a_bad_promote_changes_nothing(page, request_, says):
+    page.send("load", text=ANNOTATED)
+    page.expect("state", lambda s: s["notes"])
+    assert says in page.error(kind="promote", **request_)
+
+
 @pytest.mark.parametrize("request_, says", [
     ({"ply": 9, "moves": ["32-28"]}, "peek needs a ply from 0 to 0"),
     ({"ply": 0, "moves": []}, "peek needs \"moves\""),

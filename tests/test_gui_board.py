@@ -243,3 +243,24 @@ def test_sounds_and_animation_follow_their_settings(page):
     page.wait_for_timeout(200)
     assert page.evaluate("[window.tones, window.animations]") == before
     page.evaluate("localStorage.clear()")
+
+
+def test_play_from_a_variation_makes_it_the_main_line(page, tmp_path: Path):
+    pdn = tmp_path / "notes.pdn"
+    pdn.write_text(ANNOTATED)
+    page.set_input_files("#pdn-file", str(pdn))
+    expect(page.locator("#message")).to_contain_text("loaded A - B")
+    expect(page.locator("#btn-promote")).to_be_hidden()
+    page.locator("#moves .var-move", has_text="33-29").first.click()
+    expect(page.locator("#message")).to_contain_text("variation: 33-29")
+    page.click("#btn-promote")
+    expect(page.locator("#message")).to_contain_text("the variation is now the main line")
+    expect(page.locator("#btn-promote")).to_be_hidden()
+    assert moves(page) == ["33-29", "19-23", "38-33"]               # the whole variation
+    expect(page.locator("#moves span.current")).to_have_text("33-29")
+    old = page.locator("#moves li.note .variation").first
+    expect(old).to_contain_text("(1. 32-28 the centre 1... 19-23 2. 28x19!? 14x23")
+    page.fill("#move-input", "18-23")                                 # play goes on from here
+    page.press("#move-input", "Enter")
+    expect(page.locator("#moves span.current")).to_have_text("18-23")
+    assert moves(page) == ["33-29", "18-23"]

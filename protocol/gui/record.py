@@ -1,11 +1,13 @@
 """The game's record as PDN: a file loaded (its comments and variations kept,
 :mod:`protocol.gui.annotations`), the record saved, a variation's position looked at.
 
-The page's requests ``load``, ``save`` and ``peek``, as functions of the
+The page's requests ``load``, ``save``, ``peek`` and ``promote`` (a variation becomes the
+main line: :meth:`protocol.gui.annotations.Notes.promote`), as functions of the
 :class:`~protocol.gui.session.BoardSession` they change or read.
 """
 from __future__ import annotations
 
+import copy
 import time
 
 from engine import BLACK, WHITE, BadInput, Game, read_pdn, write_pdn
@@ -74,3 +76,25 @@ def peek_variation(session, msg: dict) -> None:
     """Show the position of a variation's moves from a ply of the record; the game
     itself does not change (``peek`` answers)."""
     session.emit(annotations.peek(whole_record(session).positions, msg.get("ply"), msg.get("moves")))
+
+
+def promote(session, msg: dict) -> None:
+    """A variation (``moves`` from ``ply``, as ``peek`` takes them) becomes the main line,
+    the old line a variation; the board shows its position, the moves after it ahead."""
+    whole = whole_record(session)
+    ply = msg.get("ply")
+    path = annotations.read_path(whole.positions, ply, msg.get("moves"), "promote")
+    notes = copy.deepcopy(session.notes)
+    moves = notes.promote(whole, ply, path)
+    game = Game(whole.start, whole.variant)
+    try:
+        for move in moves:
+            game.push(move)
+    except BadInput as e:
+        raise BadInput(f"that variation cannot be played as the game: {e}") from None
+    game.goto(ply + len(path))
+    session._halt()
+    session.game, session.notes = game, notes
+    session.evals = {p: score for p, score in session.evals.items() if p <= ply}
+    session.running, session.message = False, "the variation is now the main line"
+    session._changed()

@@ -20,12 +20,13 @@ Messages to the page:
 
 The session itself keeps the game and dispatches the requests (:data:`HANDLERS`); the rest
 lives beside it: the engine driven for the players (:mod:`protocol.gui.driver`), the record
-as PDN (:mod:`protocol.gui.record`: the ``load``, ``save`` and ``peek`` requests), a loaded
-PDN's comments and variations (:mod:`protocol.gui.annotations`: ``state``'s ``notes``),
-several analysis lines and database marks (:mod:`protocol.gui.analysis`: the ``lines``
-request, ``info``'s ``line``, ``state``'s ``db``), the editor's position
-(:mod:`protocol.gui.editor`: the ``edit`` request), clocks and endings
-(:mod:`protocol.gui.table`) and the saved game (:mod:`protocol.gui.store`).
+as PDN (:mod:`protocol.gui.record`: the ``load``, ``save``, ``peek`` and ``promote``
+requests), a loaded PDN's comments, variations and annotations
+(:mod:`protocol.gui.annotations`: ``state``'s ``notes``), several analysis lines and
+database marks (:mod:`protocol.gui.analysis`: the ``lines`` request, ``info``'s ``line``,
+``state``'s ``db``), the editor's position (:mod:`protocol.gui.editor`: the ``edit``
+request), clocks and endings (:mod:`protocol.gui.table`) and the saved game
+(:mod:`protocol.gui.store`).
 """
 from __future__ import annotations
 
@@ -403,6 +404,7 @@ HANDLERS: dict[str, Callable[[BoardSession, dict], None]] = {
     "fen": BoardSession.set_fen, "restart": BoardSession.restart_engine,
     # The record as PDN (record.py), analysis lines (analysis.py), the editor (editor.py).
     "load": record.load_pdn, "save": record.save, "peek": record.peek_variation,
+    "promote": record.promote,
     "lines": analysis.set_lines, "edit": editor.set_edited,
 }
 # Timed games, endings, names (table.py) and the page's copy of its game (store.py).
