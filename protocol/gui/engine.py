@@ -9,8 +9,8 @@ goes to the job's ``on_info`` as it arrives, ``done`` to ``on_done``.
 :meth:`EngineSeat.cancel` stops it too but drops the answer (the position changed).  The
 engine is started on the first job, restarted when the variant changes, and after a crash
 or silence it is reported and left stopped until the next job or :meth:`EngineSeat.restart`;
-a seat closed while its engine starts quits it and reports nothing (the page is gone).  What the engine answers is never trusted:
-the session checks every move against Rafle's rules.
+a seat closed while its engine starts quits it and reports nothing (the page is gone).  What
+the engine answers is never trusted: the session checks every move against Rafle's rules.
 """
 from __future__ import annotations
 
