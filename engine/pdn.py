@@ -21,8 +21,12 @@ Comments and variations are kept as a tree beside the main line (``PdnGame.notes
 replace it (each a list of :class:`Step`, a move with a note of its own, so variations
 nest); ply 0's comment comes before the first move.  The moves of a variation are checked
 like the main line's.  Writing puts them back (``write_pdn(..., notes=...)``) with the
-move numbers PDN asks for (``12...`` after a comment or a variation).  NAGs, ``!``/``?``
-and ``%``/``;`` line comments are read and dropped.
+move numbers PDN asks for (``12...`` after a comment or a variation).  A move's
+annotations are kept in its note as written (``Note.nags``: ``!``, ``?!``, ``$14``; a
+strength in brackets, ``(!)``, as ``!``) and written back after it, suffixes glued to the
+move (``28x19!?``), NAGs apart (``28x19 $14``); an annotation before any move of its line
+says nothing and is dropped.  A ``;`` comment is kept as a comment; a ``%`` line (an escape
+for other programs) is dropped.
 """
 from __future__ import annotations
 
@@ -51,22 +55,23 @@ _TOKEN = re.compile(r"""
   | (?P<nag>\$\d+)
   | (?P<result>(?:2-0|0-2|1-1|0-0|1/2-1/2|1-0|0-1|\*)(?![-x:*\d/]))
   | (?P<number>\d+\.(?:\.\.)?)
-  | (?P<move>(?:\d+|[a-l]\d{1,2})(?:[-x:*](?:\d+|[a-l]\d{1,2}))+)[!?+#]*
+  | (?P<move>(?:\d+|[a-l]\d{1,2})(?:[-x:*](?:\d+|[a-l]\d{1,2}))+)(?P<glued>[!?+#]*)
   | (?P<suffix>[!?]+)
 """, re.VERBOSE | re.MULTILINE)
 
 
 @dataclass
 class Note:
-    """What the record says at one move: the comment after it and the variations that
-    replace it (each from the position before it)."""
+    """What the record says at one move: its annotations (``!``, ``?!``, ``$14``), the
+    comment after it and the variations that replace it (each from the position before it)."""
 
     comment: str = ""
     variations: list[list["Step"]] = field(default_factory=list)
     unread: list[str] = field(default_factory=list)   # variations with a move not legal: as written
+    nags: list[str] = field(default_factory=list)     # suffixes and NAGs, as written
 
     def __bool__(self) -> bool:
-        return bool(self.comment or self.variations or self.unread)
+        return bool(self.comment or self.variations or self.unread or self.nags)
 
 
 @dataclass
@@ -109,8 +114,11 @@ def _tokens(text: str):
             raise BadInput(f"line {line}: cannot read {bad!r}")
         at, pos = line, m.end()
         line += m.group().count("\n")
-        kind = m.lastgroup
-        if kind in ("space", "line_comment", "nag", "strength", "suffix", "number"):
+        kind = "move" if m.group("move") else m.lastgroup     # (its suffix closes last)
+        if kind == "line_comment" and m.group().startswith(";"):
+            yield "comment", " ".join(m.group()[1:].split()), at, m.start(), m.end()
+            continue
+        if kind in ("space", "line_comment", "number"):
             continue
         if kind == "open":
             depth += 1
@@ -127,8 +135,15 @@ def _tokens(text: str):
             yield kind, " ".join(m.group()[1:-1].split()), at, m.start(), m.end()
         elif kind in ("open", "close"):
             yield kind, m.group(), at, m.start(), m.end()
-        else:
+        elif kind == "strength":
+            yield "nag", m.group()[1:-1], at, m.start(), m.end()
+        elif kind == "move":
             yield kind, m.group(kind), at, m.start(), m.end()
+            glyph = "".join(c for c in m.group("glued") if c in "!?")
+            if glyph:
+                yield "nag", glyph, at, m.start(), m.end()
+        else:
+            yield "nag" if kind == "suffix" else kind, m.group(kind), at, m.start(), m.end()
     if depth:
         raise BadInput("a variation '(' is never closed")
 
@@ -210,6 +225,10 @@ def read_pdn(text: str) -> list[PdnGame]:
             current.result = RESULTS[value]
             current, tags = None, {}
             continue
+        if kind == "nag":
+            if here.before is not None:     # after a move of this line: that move's
+                here.note.nags.append(value)
+            continue
         if kind == "comment":
             if here.steps is not None and not here.steps:
                 here.lead = f"{here.lead} {value}".strip()
@@ -286,10 +305,13 @@ def _line_words(pos: Position, moves: list[Move], note_of, ply: int, first: int,
     for i, move in enumerate(moves):
         number = (ply + i + late) // 2 + 1
         prefix = f"{number}. " if pos.turn == first else f"{number}... " if numbered else ""
-        words.append(prefix + move_to_pdn(pos, move))
-        numbered = False
         note = note_of(i)
-        if note:
+        nags = note.nags if note else []
+        glued = 1 if nags and not nags[0].startswith("$") else 0     # "28x19!?", then " $14"
+        words.append(prefix + move_to_pdn(pos, move) + "".join(nags[:glued]))
+        words += nags[glued:]
+        numbered = False
+        if note and (note.comment or note.variations or note.unread):
             words += _comment_words(note.comment)
             for line in note.variations:
                 inner = _line_words(pos, [step.move for step in line],

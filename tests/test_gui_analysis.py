@@ -102,6 +102,7 @@ def test_the_editor_sets_up_a_position(page):
 
 ANNOTATED = ("1. 32-28 {the centre} (1. 33-29 19-23 (1... 20-24 2. 29x20 15x24)) 1... 19-23 "
              "2. 28x19 14x23 {forced} *")
+MARKED = "1. 32-28! 19-23 $14 (1... 18-23?! 2. 33-29 $1) 2. 28x19!? 14x23 *"
 
 
 def test_notes_are_shown_kept_on_save_and_dropped_with_their_moves(page):
@@ -111,7 +112,7 @@ def test_notes_are_shown_kept_on_save_and_dropped_with_their_moves(page):
     line = s["notes"]["1"]["variations"][0]
     assert [w["text"] for w in line] == ["33-29", "19-23"]
     assert [w["text"] for w in line[1]["variations"][0]] == ["20-24", "29x20", "15x24"]
-    assert s["notes"]["4"] == {"comment": "forced", "unread": [], "variations": []}
+    assert s["notes"]["4"] == {"comment": "forced", "nags": [], "unread": [], "variations": []}
     page.send("peek", ply=0, moves=["33-29", "20-24", "29x20"])
     peek = page.expect("peek")
     assert peek["fen"].startswith("B:") and peek["last"]["from"] == 29 and peek["last"]["to"] == 20
@@ -126,6 +127,58 @@ def test_notes_are_shown_kept_on_save_and_dropped_with_their_moves(page):
     page.send("new", white={"kind": "human"}, black={"kind": "human"})
     s = page.expect("state", lambda s: s["ply"] == 0 and not s["record"])
     assert s["notes"] == {}
+
+
+def test_move_annotations_are_sent_with_their_moves_and_saved(page):
+    page.send("load", text=MARKED)
+    s = page.expect("state", lambda s: s["notes"])
+    assert {ply: note["nags"] for ply, note in s["notes"].items()} == {"1": ["!"], "2": ["$14"],
+                                                                      "3": ["!?"]}
+    assert [w["nags"] for w in s["notes"]["2"]["variations"][0]] == [["?!"], ["$1"]]
+    page.send("save")
+    text = " ".join(page.expect("pdn")["text"].split())
+    assert "1. 32-28! 19-23 $14 (1... 18-23?! 2. 33-29 $1) 2. 28x19!? 14x23 *" in text
+
+
+def test_a_promoted_variation_becomes_the_main_line_and_keeps_the_old_one(page):
+    page.send("load", text=ANNOTATED)
+    page.expect("state", lambda s: s["notes"])
+    page.send("promote", ply=0, moves=["33-29"])
+    s = page.expect("state", lambda s: s["record"] and s["record"][0]["text"] == "33-29")
+    assert [r["text"] for r in s["record"]] == ["33-29", "19-23"]       # the whole variation
+    assert s["ply"] == 1 and [r["played"] for r in s["record"]] == [True, False]
+    old = s["notes"]["1"]["variations"][0]
+    assert [w["text"] for w in old] == ["32-28", "19-23", "28x19", "14x23"]
+    assert old[0]["comment"] == "the centre" and old[3]["comment"] == "forced"
+    assert [w["text"] for w in s["notes"]["2"]["variations"][0]] == ["20-24", "29x20", "15x24"]
+    page.send("save")
+    text = " ".join(page.expect("pdn")["text"].split())
+    assert ("1. 33-29 (1. 32-28 {the centre} 1... 19-23 2. 28x19 14x23 {forced}) 1... 19-23 "
+            "(1... 20-24 2. 29x20 15x24) *") in text
+    page.send("move", text="18-23")                   # play goes on from there
+    s = page.expect("state", lambda s: s["ply"] == 2)
+    assert [r["text"] for r in s["record"]] == ["33-29", "18-23"] and sorted(s["notes"]) == ["1"]
+
+
+def test_a_nested_variation_promoted_from_the_start(page):
+    page.send("load", text=ANNOTATED)
+    page.expect("state", lambda s: s["notes"])
+    page.send("promote", ply=0, moves=["33-29", "20-24", "29x20"])
+    s = page.expect("state", lambda s: s["record"] and s["record"][0]["text"] == "33-29")
+    assert [r["text"] for r in s["record"]] == ["33-29", "20-24", "29x20"] and s["ply"] == 3
+    assert [w["text"] for w in s["notes"]["1"]["variations"][0]][:2] == ["32-28", "19-23"]
+    assert "variation is now the main line" in s["message"]
+
+
+@pytest.mark.parametrize("request_, says", [
+    ({"ply": 5, "moves": ["32-28"]}, "promote needs a ply from 0 to 4"),
+    ({"ply": 0, "moves": None}, "promote needs \"moves\""),
+    ({"ply": 0, "moves": ["32-26"]}, "32-26"),
+])
+def test_a_bad_promote_changes_nothing(page, request_, says):
+    page.send("load", text=ANNOTATED)
+    page.expect("state", lambda s: s["notes"])
+    assert says in page.error(kind="promote", **request_)
 
 
 @pytest.mark.parametrize("request_, says", [

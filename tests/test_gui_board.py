@@ -169,7 +169,7 @@ ANNOTATED = """[White "A"]
 [Result "*"]
 
 1. 32-28 {the centre} (1. 33-29 {quieter} 19-23 (1... 20-24 2. 29x20 15x24) 2. 38-33)
-1... 19-23 2. 28x19 14x23 {forced} *
+1... 19-23 2. 28x19!? 14x23 $14 {forced} *
 """
 
 
@@ -184,20 +184,21 @@ def test_a_pdn_with_comments_and_variations_shown_and_saved(page, tmp_path: Path
     expect(variation).to_contain_text("(1. 33-29")
     expect(variation).to_contain_text("(1... 20-24 2. 29x20 15x24)")
     rows = [" ".join(r.split()) for r in page.locator("#moves li.row").all_inner_texts()]
-    assert rows == ["1. 32-28", "1. ... 19-23", "2. 28x19 14x23"]
-    assert moves(page) == ["32-28", "19-23", "28x19", "14x23"]      # the main line's moves
+    assert rows == ["1. 32-28", "1. ... 19-23", "2. 28x19!? 14x23⩲"]      # annotations as glyphs
+    expect(page.locator("#moves span .nag").last).to_have_attribute("title", "$14")
+    assert moves(page) == ["32-28", "19-23", "28x19!?", "14x23⩲"]      # the main line's moves
     page.locator("#moves .var-move", has_text="29x20").click()        # a nested variation
     expect(page.locator("#message")).to_contain_text("variation: 33-29 20-24 29x20")
     expect(page.locator("#moves .var-move.current")).to_have_text("29x20")
     assert page.locator('g.piece.w:not(.ghost)[data-piece="20"]').count() == 1
     page.locator("#moves span", has_text="28x19").click()              # back to the game
-    expect(page.locator("#moves span.current")).to_have_text("28x19")
+    expect(page.locator("#moves span.current")).to_have_text("28x19!?")
     assert page.locator('g.piece.w:not(.ghost)[data-piece="19"]').count() == 1
     with page.expect_download() as download:
         page.click("#btn-save")
     saved = " ".join(Path(download.value.path()).read_text().split())
     assert ("1. 32-28 {the centre} (1. 33-29 {quieter} 1... 19-23 (1... 20-24 2. 29x20 15x24) "
-            "2. 38-33) 1... 19-23 2. 28x19 14x23 {forced} *") in saved
+            "2. 38-33) 1... 19-23 2. 28x19!? 14x23 $14 {forced} *") in saved
 
 
 def test_the_shown_move_is_scrolled_into_view(page, tmp_path: Path):
@@ -242,3 +243,24 @@ def test_sounds_and_animation_follow_their_settings(page):
     page.wait_for_timeout(200)
     assert page.evaluate("[window.tones, window.animations]") == before
     page.evaluate("localStorage.clear()")
+
+
+def test_play_from_a_variation_makes_it_the_main_line(page, tmp_path: Path):
+    pdn = tmp_path / "notes.pdn"
+    pdn.write_text(ANNOTATED)
+    page.set_input_files("#pdn-file", str(pdn))
+    expect(page.locator("#message")).to_contain_text("loaded A - B")
+    expect(page.locator("#btn-promote")).to_be_hidden()
+    page.locator("#moves .var-move", has_text="33-29").first.click()
+    expect(page.locator("#message")).to_contain_text("variation: 33-29")
+    page.click("#btn-promote")
+    expect(page.locator("#message")).to_contain_text("the variation is now the main line")
+    expect(page.locator("#btn-promote")).to_be_hidden()
+    assert moves(page) == ["33-29", "19-23", "38-33"]               # the whole variation
+    expect(page.locator("#moves span.current")).to_have_text("33-29")
+    old = page.locator("#moves li.note .variation").first
+    expect(old).to_contain_text("(1. 32-28 the centre 1... 19-23 2. 28x19!? 14x23")
+    page.fill("#move-input", "18-23")                                 # play goes on from here
+    page.press("#move-input", "Enter")
+    expect(page.locator("#moves span.current")).to_have_text("18-23")
+    assert moves(page) == ["33-29", "18-23"]

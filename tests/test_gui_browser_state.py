@@ -198,3 +198,32 @@ def test_a_server_that_lost_the_game_gets_it_back_from_the_page(browser, tmp_pat
             if proc is not None and proc.poll() is None:
                 proc.terminate()
                 proc.wait(10)
+
+
+def test_the_watch_page_runs_the_clock_of_the_side_to_move(browser, tmp_path, monkeypatch):
+    from engine import Game, move_from_pdn
+    from gui_pages import served
+    from protocol.tools.match import live as live_module
+
+    path = tmp_path / "live.json"
+    live = live_module.Live(path, "match", "m", "international", 2)
+    monkeypatch.setattr(live_module, "EVERY", 0.0)
+    game = Game()
+    live.begin("a|b|0", "a", "b", game)
+    game.push(move_from_pdn(game.position, "32-28"))
+    live.moved("a|b|0", game, {"white": 50.0, "black": 40.0})     # Black to move, the file still
+    context = browser.new_context(viewport={"width": 1200, "height": 800})
+    try:
+        with served(watch=path) as base:
+            pg = context.new_page()
+            pg.goto(base + "/watch")
+            black, white = pg.locator(".wc-black"), pg.locator(".wc-white")
+            expect(white).to_have_text("White 50.0")
+            first = float(black.inner_text().split()[1])
+            assert first < 40
+            pg.wait_for_function(f"Number(document.querySelector('.wc-black').textContent"
+                                 f".split(' ')[1]) < {first}")        # it runs between polls
+            expect(white).to_have_text("White 50.0")                 # the other one waits
+            assert "running" in black.get_attribute("class")
+    finally:
+        context.close()

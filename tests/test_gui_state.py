@@ -290,3 +290,28 @@ def test_a_crashing_engine_stops_its_clock(tmp_path):
         s = page.expect("state", lambda s: "the engine failed" in s["message"])
         assert s["clock"]["ticking"] is None and s["outcome"] is None
         page.close()
+
+
+def test_a_seat_closed_while_its_engine_starts_quits_it_quietly(monkeypatch):
+    """The server stopping while a page's engine is in its handshake: the engine is quit,
+    nothing is reported to the gone page, and no thread dies with an exception."""
+    import threading
+
+    from protocol.gui.engine import EngineSeat, Job
+    errors, said = [], []
+    monkeypatch.setattr(threading, "excepthook", lambda args: errors.append(args.exc_value))
+    mute = f"{sys.executable} -c \"import time; time.sleep(60)\""     # never answers 'hub'
+    seat = EngineSeat(mute, said.append)
+    answers = []
+    seat.submit(Job("international", "Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww", [], [], True,
+                    lambda args: None, lambda move, error: answers.append((move, error))))
+    deadline = time.monotonic() + 30
+    while seat._starting is None or seat._starting.proc is None:
+        assert time.monotonic() < deadline, "the engine was not started"
+        time.sleep(0.01)
+    process = seat._starting.proc
+    seat.close()
+    assert not seat._thread.is_alive()
+    assert process.poll() is not None                      # the engine was quit
+    assert [m["state"] for m in said] == ["starting"]      # no "failed" for a closed seat
+    assert answers == [] and errors == []

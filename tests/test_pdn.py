@@ -205,3 +205,26 @@ def test_a_variation_with_an_illegal_move_is_kept_as_written():
 def test_a_variation_before_any_move_is_refused():
     with pytest.raises(BadInput, match="a variation before any move"):
         read_pdn("(1. 32-28) 1. 33-29 *")
+
+
+def test_move_annotations_are_kept_and_written_back():
+    text = ("1. 32-28! {good} 19-23 $14 (1... 18-23?! $6 2. 33-29 (!)) 2. 28x19!? 14x23 ; said after\n"
+            "% an escape line for other programs\n3. 37-32 ?? $2 *")
+    (game,) = read_pdn(text)
+    assert game.notes[1].nags == ["!"] and game.notes[1].comment == "good"
+    assert game.notes[2].nags == ["$14"]
+    assert [step.note.nags for step in game.notes[2].variations[0]] == [["?!", "$6"], ["!"]]
+    assert game.notes[3].nags == ["!?"]
+    assert game.notes[4].comment == "said after" and not game.notes[4].nags
+    assert game.notes[5].nags == ["??", "$2"]
+    out = write_pdn(game.game(), {"Result": "*"}, notes=game.notes)
+    assert ("1. 32-28! {good} 1... 19-23 $14 (1... 18-23?! $6 2. 33-29!) 2. 28x19!? 14x23 "
+            "{said after} 3. 37-32?? $2 *") in " ".join(out.split())
+    (back,) = read_pdn(out)
+    assert back.moves == game.moves and back.notes == game.notes
+
+
+def test_an_annotation_before_any_move_of_its_line_is_dropped():
+    (game,) = read_pdn("$3 1. 32-28 19-23 (! 1... 18-23) *")
+    assert 0 not in game.notes and game.notes[2].variations and not game.notes[2].nags
+    assert not game.notes[2].variations[0][0].note.nags

@@ -1,9 +1,10 @@
 """The board's analysis beyond one line: several lines (MultiPV) and database marks.
 
-* :func:`lines_count` reads the page's ``lines`` request (1 to :data:`MAX_LINES`); the
-  engine is asked for them with Rafle's Hub extension ``set-param name=multipv`` (README,
-  Hub section), sent only for analysis and only when it differs from what the engine has,
-  so an engine that does not know it never sees it unless the person asks for lines.
+* :func:`set_lines` is the page's ``lines`` request (1 to :data:`MAX_LINES`, read by
+  :func:`lines_count`); the engine is asked for them with Rafle's Hub extension
+  ``set-param name=multipv`` (README, Hub section), sent only for analysis and only when it
+  differs from what the engine has, so an engine that does not know it never sees it
+  unless the person asks for lines.
 * :func:`line_of` reads the line number of an ``info`` (``multipv=N``; none: line 1),
   :func:`first_move` the squares of its first move (for the page's arrow).
 * :class:`Databases` marks each legal move of a position that the endgame databases hold
@@ -85,4 +86,9 @@ class Databases:
         return out
 
 
-
+def set_lines(session, msg: dict) -> None:
+    """How many lines analysis shows (1-5); a running analysis starts again with them."""
+    session.multipv = lines_count(msg)
+    if session.task is not None and session.task["mode"] == "analyze":
+        session._halt()
+    session._changed()

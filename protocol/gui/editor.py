@@ -5,10 +5,12 @@ Refused: a board with no piece, a side with no piece, more pieces on a side than
 variant starts with, a man on its own promotion row (the position codec's own check), a
 side to move that is neither ``white`` nor ``black``.  A position whose side to move has
 no legal move is accepted: it is a finished game, and the page says so.
+
+:func:`set_edited` is the ``edit`` request of a :class:`~protocol.gui.session.BoardSession`.
 """
 from __future__ import annotations
 
-from engine import BLACK, WHITE, BadInput, Position, Variant, pos_from_pieces, start_position
+from engine import BLACK, WHITE, BadInput, Game, Position, Variant, pos_from_pieces, start_position
 
 SIDES = {"white": WHITE, "black": BLACK}
 
@@ -39,3 +41,14 @@ def edited_position(msg: dict, variant: Variant) -> Position:
         return pos_from_pieces(placed, SIDES[turn], variant)
     except BadInput as e:
         raise BadInput(f"{e}: a man there must be a king") from None
+
+
+def set_edited(session, msg: dict) -> None:
+    """The board editor's position (checked by :func:`edited_position`): a game starts there."""
+    start = edited_position(msg, session.game.variant)
+    session._halt()
+    session.game = Game(start, session.game.variant)
+    session.evals.clear()
+    session.notes.clear()
+    session.running, session.message = False, ""
+    session._changed()

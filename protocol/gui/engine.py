@@ -5,11 +5,12 @@ A search is a :class:`Job`: a position, the moves since it, ``level`` lines and
 ``go think`` or ``go analyze``, run by the Hub client's search loop
 (:meth:`protocol.hub.client.HubClient.search`, the match runner's too).  Every ``info`` line
 goes to the job's ``on_info`` as it arrives, ``done`` to ``on_done``.
-:meth:`EngineSeat.stop` asks the engine to stop (it then plays its best move so far); :meth:`EngineSeat.cancel` stops it too but drops the
-answer (the position changed).  The engine is started on the first job, restarted when
-the variant changes, and after a crash or silence it is reported and left stopped until
-the next job or :meth:`EngineSeat.restart`.  What the engine answers is never trusted:
-the session checks every move against Rafle's rules.
+:meth:`EngineSeat.stop` asks the engine to stop (it then plays its best move so far);
+:meth:`EngineSeat.cancel` stops it too but drops the answer (the position changed).  The
+engine is started on the first job, restarted when the variant changes, and after a crash
+or silence it is reported and left stopped until the next job or :meth:`EngineSeat.restart`;
+a seat closed while its engine starts quits it and reports nothing (the page is gone).  What
+the engine answers is never trusted: the session checks every move against Rafle's rules.
 """
 from __future__ import annotations
 
@@ -164,7 +165,10 @@ class EngineSeat:
         if self.client is not None:
             self.client.quit(grace=0.5)
             self.client = None
-        self.emit({"type": "engine", "state": "failed", "name": self.name, "message": message})
+        with self._lock:
+            closed = self._closed
+        if not closed:      # closed: the failure is the close's doing, and the page is gone
+            self.emit({"type": "engine", "state": "failed", "name": self.name, "message": message})
 
     def _ensure(self, variant: str) -> None:
         if self.client is not None and self.client.alive() and self.variant == variant:

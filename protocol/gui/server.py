@@ -132,9 +132,11 @@ def create_app(engine_command: str | None = None, state_dir: str | Path | None =
         outbox: asyncio.Queue = asyncio.Queue()
 
         def emit(message: dict) -> None:        # from any thread
+            if loop.is_closed():                 # the server has stopped: nobody to tell
+                return
             try:
                 loop.call_soon_threadsafe(outbox.put_nowait, message)
-            except RuntimeError:                 # the server has stopped: nobody to tell
+            except RuntimeError:                 # ... it stopped just now
                 pass
 
         session = BoardSession(emit, engine_command)

@@ -18,43 +18,34 @@ Messages to the page:
 * ``peek``: a variation's position (answer to ``peek``; the game does not change);
 * ``error``: what was wrong with a request.
 
-Analysis beyond one line and the board editor have modules of their own: several lines
-and database marks (:mod:`protocol.gui.analysis`: the ``lines`` request, ``info``'s
-``line``, ``state``'s ``db``), a loaded PDN's comments and variations
-(:mod:`protocol.gui.annotations`: ``state``'s ``notes``, the ``peek`` request) and the
-editor's position (:mod:`protocol.gui.editor`: the ``edit`` request).
+The session itself keeps the game and dispatches the requests (:data:`HANDLERS`); the rest
+lives beside it: the engine driven for the players (:mod:`protocol.gui.driver`), the record
+as PDN (:mod:`protocol.gui.record`: the ``load``, ``save``, ``peek`` and ``promote``
+requests), a loaded PDN's comments, variations and annotations
+(:mod:`protocol.gui.annotations`: ``state``'s ``notes``), several analysis lines and
+database marks (:mod:`protocol.gui.analysis`: the ``lines`` request, ``info``'s ``line``,
+``state``'s ``db``), the editor's position (:mod:`protocol.gui.editor`: the ``edit``
+request), clocks and endings (:mod:`protocol.gui.table`) and the saved game
+(:mod:`protocol.gui.store`).
 """
 from __future__ import annotations
 
 import threading
-import time
 from typing import Callable
 
 from engine import (BLACK, VARIANTS, WHITE, BadInput, Game, Move, Position, Variant, capture_paths,
-                    get_variant, move_from_hub, move_from_pdn, move_to_hub, move_to_pdn,
-                    parse_position, play, pos_to_fen, pos_to_hub, read_pdn, write_pdn)
-from protocol.levels import LEVELS, parse_level
+                    get_variant, move_from_pdn, move_to_pdn, parse_position, pos_to_fen)
+from protocol.levels import LEVELS
 
-from . import annotations
-from .analysis import Databases, first_move, line_of, lines_count
-from .editor import edited_position
-from .engine import EngineSeat, Job
+from . import analysis, annotations, editor, record
+from .analysis import Databases
+from .driver import ENGINE, HUMAN, EngineDriver, Player
+from .engine import EngineSeat
 from .store import game_snapshot, read_game
 from .table import Table
 
-HUMAN, ENGINE = "human", "engine"
 MAX_DELAY = 10.0          # seconds between engine moves, at most
-MAX_TEXT = 1_000_000      # characters of a PDN upload, at most
 SIDES = {"white": WHITE, "black": BLACK}
-
-
-def _number(text: str | None) -> float | None:
-    """A number the engine sent (a Hub score is in men, for the side to move), or None."""
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        return None
-    return value if abs(value) < 1e15 else None       # not NaN, not infinite
 
 
 def _flag(msg: dict, request: str) -> bool:
@@ -64,36 +55,7 @@ def _flag(msg: dict, request: str) -> bool:
     return on
 
 
-class Player:
-    """A side: a person, or the engine at a level (``easy``, ``depth 6``, ``time 2``)."""
-
-    def __init__(self, kind: str = HUMAN, level: str = "medium"):
-        if kind not in (HUMAN, ENGINE):
-            raise BadInput(f"a player is 'human' or 'engine', not {str(kind)[:20]!r}")
-        self.kind = kind
-        self.level, limits = parse_level(str(level).split())
-        self.lines = []                  # Hub ``level`` lines
-        self.movetime = limits.movetime
-        if limits.depth is not None:
-            self.lines.append(f"depth={limits.depth}")
-        if limits.movetime is not None:
-            self.lines.append(f"move-time={limits.movetime:g}")
-        if limits.nodes is not None:
-            self.lines.append(f"nodes={limits.nodes}")
-
-    @classmethod
-    def from_message(cls, data) -> "Player":
-        if data is None:
-            return cls()
-        if not isinstance(data, dict):
-            raise BadInput("a player is an object like {\"kind\": \"engine\", \"level\": \"easy\"}")
-        return cls(data.get("kind", HUMAN), data.get("level", "medium"))
-
-    def as_dict(self) -> dict:
-        return {"kind": self.kind, "level": self.level}
-
-
-class BoardSession:
+class BoardSession(EngineDriver):
     """One game on one page, with its engine."""
 
     def __init__(self, emit: Callable[[dict], None], engine_command: str | None = None,
@@ -269,75 +231,6 @@ class BoardSession:
         self.running, self.message = False, ""
         self._changed()
 
-    def load_pdn(self, msg: dict) -> None:
-        text = self._text(msg.get("text"), "text", MAX_TEXT)
-        try:
-            games = read_pdn(text)
-        except (BadInput, KeyError, ValueError, IndexError) as e:
-            raise BadInput(f"not a PDN game: {e}") from None
-        games = [g for g in games if g.moves or g.tags]
-        if not games:
-            raise BadInput("no game found in that file (is it PDN?)")
-        index = msg.get("game", 0)
-        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(games):
-            raise BadInput(f"the file has {len(games)} games: pick one from 0 to {len(games) - 1}")
-        record = games[index]
-        try:
-            game = record.game()
-        except BadInput as e:
-            raise BadInput(f"game {index + 1} of the file: {e}") from None
-        self._halt()
-        while game.moves:          # the record stays whole; the board shows its start
-            game.pop()
-        self.game = game
-        self.notes.load(record)
-        self.players = {WHITE: Player(HUMAN), BLACK: Player(HUMAN)}
-        self.evals.clear()
-        self.running = False
-        self.message = (f"loaded {record.tags.get('White', '?')} - {record.tags.get('Black', '?')}"
-                        f" ({len(record.moves)} plies, game {index + 1} of {len(games)})")
-        self._changed()
-
-    def save(self, _msg: dict) -> None:
-        self.emit({"type": "pdn", "text": self.record_pdn(),
-                   "filename": f"rafle-{time.strftime('%Y%m%d-%H%M%S')}.pdn"})
-
-    def _whole_record(self) -> Game:
-        """The record with the moves taken back replayed too."""
-        game = Game(self.game.start, self.game.variant)
-        for move in self.game.moves + self.game.redo_moves:
-            game.push(move)
-        return game
-
-    def record_pdn(self, whole: Game | None = None) -> str:
-        """The whole record (the moves taken back too) as PDN."""
-        game = whole or self._whole_record()
-        tags = {"Event": "Rafle board", "Date": time.strftime("%Y.%m.%d")}
-        more, comment = self.table.pdn_tags(game)
-        return write_pdn(game, {**tags, **more}, comment, notes=self.notes.of(game))
-
-    def peek_variation(self, msg: dict) -> None:
-        """Show the position of a variation's moves from a ply of the record; the game
-        itself does not change (``peek`` answers)."""
-        self.emit(annotations.peek(self._whole_record().positions, msg.get("ply"), msg.get("moves")))
-
-    def set_edited(self, msg: dict) -> None:
-        """The board editor's position (protocol.gui.editor checks it): a game starts there."""
-        start = edited_position(msg, self.game.variant)
-        self._halt()
-        self.game = Game(start, self.game.variant)
-        self.evals.clear()
-        self.notes.clear()
-        self.running, self.message = False, ""
-        self._changed()
-
-    def set_lines(self, msg: dict) -> None:
-        """How many lines analysis shows (1-5); a running analysis starts again with them."""
-        self.multipv = lines_count(msg)
-        if self.task is not None and self.task["mode"] == "analyze":
-            self._halt()
-        self._changed()
-
     def restart_engine(self, _msg: dict) -> None:
         self._halt()
         self.seat.restart()
@@ -398,171 +291,16 @@ class BoardSession:
         p = self.players[side]
         return self.table.name(side) if p.kind == HUMAN else f"{self.seat.name} ({p.level})"
 
-    # ----- the engine ------------------------------------------------------------------
-    def _halt(self) -> None:
-        """End whatever the engine does for the old position; its answers are dropped."""
-        self.epoch += 1
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if self.task is not None:
-            self.seat.cancel()
-            self.task = None
-        self.last_info = None
-
-    def _changed(self) -> None:
-        """After a change: start what the engine should do now, then show the page."""
-        self.table.sync()
-        self._schedule()
-        self._send_state()
-
-    def _schedule(self, waited: bool = False) -> None:
-        if self.task is not None or self._timer is not None:
-            return
-        if self.outcome() is None and self.running:
-            side = self.game.position.turn
-            if self.players[side].kind == ENGINE:
-                both = all(p.kind == ENGINE for p in self.players.values())
-                if both and self.delay > 0 and self.game.moves and not waited:
-                    epoch = self.epoch
-                    self._timer = threading.Timer(self.delay, self._after_delay, args=(epoch,))
-                    self._timer.daemon = True
-                    self._timer.start()
-                    return
-                self._think(self.players[side])
-                return
-        if self.analysing:
-            self._start(Player(ENGINE, "time 86400"), analyze=True)
-
-    def _after_delay(self, epoch: int) -> None:
-        with self.lock:
-            if epoch != self.epoch:
-                return
-            self._timer = None
-            self._schedule(waited=True)
-            self._send_state()
-
-    def _think(self, player: Player) -> None:
-        self._start(player, analyze=False)
-
-    def _start(self, player: Player, analyze: bool) -> None:
-        game = self.game
-        epoch, ply, side = self.epoch, len(game.moves), game.position.turn
-        variant = game.variant
-        moves = [move_to_hub(move, variant) for move in game.moves]
-        self.task = {"mode": "analyze" if analyze else "think", "side": side, "ply": ply,
-                     "level": player.level}
-
-        def on_info(args: dict[str, str]) -> None:
-            self._info(epoch, ply, side, args)
-
-        def on_done(move: str | None, error: str | None) -> None:
-            self._done(epoch, move, error)
-
-        lines, movetime = player.lines, player.movetime
-        timed = None if analyze else self.table.engine_turn(side, ply)
-        if timed is not None:        # its clock, and its level's depth or nodes
-            lines = timed[0] + [x for x in player.lines if not x.startswith("move-time")]
-            movetime = timed[1]
-
-        def on_start() -> None:
-            with self.lock:
-                if epoch == self.epoch and not analyze:
-                    self.table.engine_started(side, ply)
-
-        self.seat.submit(Job(variant.hub_name, pos_to_hub(game.start), moves,
-                             [] if analyze else lines, analyze, on_info, on_done,
-                             movetime=None if analyze else movetime, on_start=on_start,
-                             params={"multipv": str(self.multipv if analyze else 1)}))
-
-    def _info(self, epoch: int, ply: int, side: int, args: dict[str, str]) -> None:
-        with self.lock:
-            if epoch != self.epoch:
-                return
-            score = _number(args.get("score"))
-            white = None if score is None else (score if side == WHITE else -score)
-            line = line_of(args)
-            if white is not None and line == 1:
-                self.evals[ply] = white
-            pv = self._pv_text(args.get("pv", ""))
-            nodes, seconds = _number(args.get("nodes")), _number(args.get("time"))
-            nps = _number(args.get("nps"))          # millions of nodes/s in Hub
-            nps = None if nps is None else nps * 1e6
-            if nps is None and nodes is not None and seconds:
-                nps = nodes / seconds
-            self.last_info = {"type": "info", "ply": ply, "mode": self.task["mode"] if self.task else "",
-                              "depth": args.get("depth", ""), "score": args.get("score", ""),
-                              "white": white, "nodes": nodes, "nps": nps, "pv": pv,
-                              "line": line, "first": first_move(self.game.position, args.get("pv", ""))}
-            self.emit(self.last_info)
-
-    def _pv_text(self, pv: str) -> str:
-        """The engine's variation in PDN; what cannot be read stays as the engine sent it."""
-        pos, words = self.game.position, []
-        for i, token in enumerate(pv.split()[:40]):
-            try:
-                move = move_from_hub(pos, token)
-            except BadInput:
-                words.extend(pv.split()[i:])
-                break
-            words.append(move_to_pdn(pos, move))
-            pos = play(pos, move)
-        return " ".join(words)
-
-    def _done(self, epoch: int, text: str | None, error: str | None) -> None:
-        with self.lock:
-            if epoch != self.epoch:
-                return
-            task, self.task = self.task, None
-            if error is not None:
-                self.running = False
-                self.message = f"the engine failed: {error}"
-                self.table.sync()                  # its clock stops
-                self._send_state()
-                return
-            if task is None or task["mode"] == "analyze":
-                self._send_state()
-                return
-            pos = self.game.position
-            if text is None:
-                self.running = False
-                self.message = "the engine gave no move"
-                self.table.sync()
-                self._send_state()
-                return
-            try:
-                move = move_from_hub(pos, text)
-                if move not in self.game.legal_moves():
-                    raise BadInput(f"{text} is not allowed here")
-            except BadInput as e:
-                self.running = False
-                self.message = f"the engine's move {text[:40]!r} was refused: {e}"
-                self.table.sync()
-                self._send_state()
-                return
-            if self.table.engine_moved():      # its flag fell first: the move comes too late
-                self._changed()
-                return
-            self.epoch += 1
-            self.last_info = None
-            self.game.push(move)
-            self.message = ""
-            self._changed()
-
-    def _engine_status(self, message: dict) -> None:
-        self.engine_state = {k: message.get(k, "") for k in ("state", "name", "message")}
-        self.emit(message)
-
     # ----- the picture ------------------------------------------------------------------
     def state(self) -> dict:
         game, pos = self.game, self.game.position
         v = game.variant
         squares = range(1, v.nsquares + 1)
         allowed = game.legal_moves() if self.outcome() is None else []
-        whole = self._whole_record()
-        record = [{"text": move_to_pdn(before, move), "side": before.turn,
-                   "played": i < len(game.moves)}
-                  for i, (before, move) in enumerate(zip(whole.positions, whole.moves))]
+        whole = record.whole_record(self)
+        moves = [{"text": move_to_pdn(before, move), "side": before.turn,
+                  "played": i < len(game.moves)}
+                 for i, (before, move) in enumerate(zip(whole.positions, whole.moves))]
         last = None
         if game.moves:
             before, move = game.positions[-2], game.moves[-1]
@@ -580,13 +318,13 @@ class BoardSession:
             "turn": "white" if pos.turn == WHITE else "black",
             "moves": [{"from": m.frm, "to": m.to, "captured": list(m.captured),
                        "paths": capture_paths(pos, m), "text": move_to_pdn(pos, m)} for m in allowed],
-            "record": record, "ply": len(game.moves), "first_ply_side": game.start.turn,
+            "record": moves, "ply": len(game.moves), "first_ply_side": game.start.turn,
             "last": last, "fen": pos_to_fen(pos),
             "outcome": None if o is None else {"result": o.result, "text": self._outcome_text()},
             "players": {name: self.players[side].as_dict() for name, side in SIDES.items()},
             "running": self.running, "analysing": self.analysing, "delay": self.delay,
             "task": self.task, "evals": {str(k): v for k, v in sorted(self.evals.items())},
-            "engine": self.engine_state, "message": self.message, "pdn": self.record_pdn(whole),
+            "engine": self.engine_state, "message": self.message, "pdn": record.record_pdn(self, whole),
             "multipv": self.multipv, "db": self.databases.marks(pos, allowed),
             "first_mover": "white" if v.white_starts else "black",
             "notes": annotations.as_json(self.notes.of(whole), whole.positions),
@@ -663,9 +401,11 @@ HANDLERS: dict[str, Callable[[BoardSession, dict], None]] = {
     "move": BoardSession.move, "undo": BoardSession.undo, "redo": BoardSession.redo,
     "goto": BoardSession.goto, "play": BoardSession.play, "go": BoardSession.go,
     "stop": BoardSession.stop, "analyze": BoardSession.analyze, "speed": BoardSession.speed,
-    "fen": BoardSession.set_fen, "load": BoardSession.load_pdn, "save": BoardSession.save,
-    "restart": BoardSession.restart_engine, "lines": BoardSession.set_lines,
-    "edit": BoardSession.set_edited, "peek": BoardSession.peek_variation,
+    "fen": BoardSession.set_fen, "restart": BoardSession.restart_engine,
+    # The record as PDN (record.py), analysis lines (analysis.py), the editor (editor.py).
+    "load": record.load_pdn, "save": record.save, "peek": record.peek_variation,
+    "promote": record.promote,
+    "lines": analysis.set_lines, "edit": editor.set_edited,
 }
 # Timed games, endings, names (table.py) and the page's copy of its game (store.py).
 HANDLERS.update({

@@ -85,16 +85,18 @@ class HubClient:
     def start(self, timeout: float = 120.0) -> None:
         """Launch the engine and run the handshake (``hub`` ... ``wait``, ``init`` ... ``ready``)."""
         try:
-            self.proc = subprocess.Popen(
+            proc = subprocess.Popen(
                 self.argv, cwd=self.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, text=True, bufsize=1, encoding="utf-8",
                 errors="replace")
         except OSError as e:
             raise EngineError(f"cannot start {' '.join(self.argv)!r}: {e}") from None
+        # The readers get the process itself: quit() from another thread (a page closed
+        # while its engine starts) may already have set self.proc back to None.
         self._lines = queue.Queue()
-        threading.Thread(target=self._read_stdout, args=(self.proc, self._lines),
-                         daemon=True).start()
-        threading.Thread(target=self._read_stderr, args=(self.proc,), daemon=True).start()
+        self.proc = proc
+        threading.Thread(target=self._read_stdout, args=(proc, self._lines), daemon=True).start()
+        threading.Thread(target=self._read_stderr, args=(proc,), daemon=True).start()
         deadline = time.monotonic() + timeout
         self.send("hub")
         while not self._intro(self._next(deadline, "wait")[1]):

@@ -74,6 +74,7 @@ document.addEventListener("pointerdown", (e) => {
 // session starts with one).
 let linesAsked = false;
 let peeking = false;        // a variation's position is shown (protocol/gui/annotations.py)
+let peeked = null;          // its request ({ply, moves}), for "Play from here"
 
 // The sound of the move just played (none when stepping through the record).
 function soundFor(before, m) {
@@ -139,6 +140,7 @@ const handlers = {
     board.premoveSide = premoveSide(m);
     if (!board.premoveSide && !isHumanTurn(m)) board.premove = null;
     peeking = false;
+    $("peek-bar").hidden = true;
     lines.sync(m);
     if (!editor.accepted(m)) board.set(m, animate);
     showState(m);
@@ -197,6 +199,8 @@ const handlers = {
       a.dataset.path === `${m.ply}|${m.moves.join(" ")}`);
     if (shown) shown.classList.add("current");
     $("message").textContent = `variation: ${m.moves.join(" ")} (the game is unchanged: choose a move of the game to go back)`;
+    peeked = { ply: m.ply, moves: m.moves };
+    $("peek-bar").hidden = false;
   },
 };
 
@@ -294,6 +298,7 @@ $("btn-end").onclick = () => state && navigate(state.record.length);
 $("btn-replay").onclick = replay;
 $("btn-save").onclick = () => send({ type: "save" });
 $("btn-restart").onclick = () => send({ type: "restart" });
+$("btn-promote").onclick = () => { if (peeked) send({ type: "promote", ...peeked }); };
 $("btn-copy-fen").onclick = async () => {
   if (!state) return;
   $("fen-input").value = state.fen;

@@ -1,8 +1,33 @@
 // The move list: numbered rows ("1. 32-28 19-23"), the shown move highlighted and kept in
 // view, moves ahead (taken back, or of a loaded game) greyed.  Comments and variations of a
-// loaded PDN (state.notes: {ply: {comment, variations}}) are shown after their move:
-// comments in italics, variations in brackets, each of their moves clickable.
+// loaded PDN (state.notes: {ply: {comment, nags, variations}}) are shown after their move:
+// annotations as glyphs ("!?", "$14" as "⩲"), comments in italics, variations in brackets,
+// each of their moves clickable.
 const $ = (id) => document.getElementById(id);
+
+// The usual NAGs as the glyphs printed in books; others stay as written ("$22").
+const GLYPHS = { $1: "!", $2: "?", $3: "!!", $4: "??", $5: "!?", $6: "?!", $7: "□", $10: "=",
+  $13: "∞", $14: "⩲", $15: "⩱", $16: "±", $17: "∓", $18: "+−", $19: "−+" };
+
+export function glyphs(nags) {
+  return (nags || []).map((n) => GLYPHS[n] || n).join(" ");
+}
+
+// The annotations of a move, after it (nothing when it has none).
+function appendGlyphs(parent, nags) {
+  const text = glyphs(nags);
+  if (!text) return;
+  const g = document.createElement("small");
+  g.className = "nag";
+  g.textContent = text;
+  g.title = (nags || []).join(" ");
+  parent.appendChild(g);
+}
+
+// Whether a note says more than its move's annotations (a comment, a variation).
+function hasText(note) {
+  return note && (note.comment || (note.variations || []).length || (note.unread || []).length);
+}
 
 // The move number and whether White's half opens it, for ply `i` (0-based) of a record that
 // starts with `firstSide` to move ("white" or "black").
@@ -63,9 +88,10 @@ export function renderMoves(m, goto, playLine) {
     else if (!r.played) span.className = "future";
     span.addEventListener("click", () => goto(i + 1));
     span.addEventListener("keydown", (e) => { if (e.key === "Enter") goto(i + 1); });
-    row.appendChild(span);
     const note = m.notes && m.notes[String(i + 1)];
-    if (note) {
+    if (note) appendGlyphs(span, note.nags);   // inside the move's cell: "28x19!?"
+    row.appendChild(span);
+    if (hasText(note)) {
       appendNote(note, i + 1, m, first, playLine);
       row = null;                          // the reply starts a row of its own: "12... 19-23"
     }
@@ -107,7 +133,7 @@ function addNote(box, note, ply, prefix, m, first, playLine) {
     const start = ply - 1 + base.length;        // 0-based ply of its first move
     line.forEach((w, j) => {
       const { number, opens } = moveNumber(start + j, first, firstMover(m));
-      if (opens || j === 0 || (j > 0 && (line[j - 1].comment || (line[j - 1].variations || []).length)))
+      if (opens || j === 0 || (j > 0 && hasText(line[j - 1])))
         v.appendChild(document.createTextNode(`${number}.${opens ? "" : ".."} `));
       const a = document.createElement("a");
       a.className = "var-move";
@@ -120,8 +146,9 @@ function addNote(box, note, ply, prefix, m, first, playLine) {
       a.addEventListener("click", show);
       a.addEventListener("keydown", (e) => { if (e.key === "Enter") show(); });
       v.appendChild(a);
+      appendGlyphs(v, w.nags);
       v.appendChild(document.createTextNode(" "));
-      if (w.comment || (w.variations || []).length || (w.unread || []).length)
+      if (hasText(w))
         addNote(v, w, ply, path, m, first, playLine);
     });
     v.lastChild.textContent = v.lastChild.textContent.trimEnd();

@@ -1,6 +1,8 @@
 // The watch page: a match or tournament followed live.  Every second it asks the server for
 // the event's live state (/watch/state) and redraws the games in progress, the standings,
-// the crosstable and the results.
+// the crosstable and the results.  Between two polls the clock of a running game's side to
+// move counts down: from its time left at the last move, less the time since (the server's
+// clock gives the time up to the poll, the page's own the rest).
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -44,9 +46,36 @@ function clockText(seconds) {
   return s < 60 ? s.toFixed(1) : `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, "0")}`;
 }
 
+let ticking = [];            // {clock element, game, seconds since its last move at the poll}
+let polledAt = 0;           // performance.now() when the state arrived
+let serverNow = null;       // the server's time then (seconds)
+
+function since(g) {
+  const at = Number(g.moved_at);
+  if (serverNow === null || !Number.isFinite(at)) return 0;
+  return Math.max(0, serverNow - at);
+}
+
+// Each clock as it stands now: the side to move's runs while its game goes on.
+function tick() {
+  const elapsed = (performance.now() - polledAt) / 1000;
+  for (const { clock, game, since: before } of ticking) {
+    const turn = game.result || !game.board ? null : game.board.turn;
+    for (const side of ["white", "black"]) {
+      const span = clock.querySelector(`.wc-${side}`);
+      const base = Number(game.clock[side]);
+      if (game.clock[side] === null || !Number.isFinite(base)) { span.textContent = ""; continue; }
+      const left = base - (side === turn ? before + elapsed : 0);
+      span.textContent = `${side === "white" ? "White" : "Black"} ${clockText(left)}`;
+      span.classList.toggle("running", side === turn);
+    }
+  }
+}
+
 function showGames(games) {
   const box = $("watch-games");
   box.replaceChildren();
+  ticking = [];
   const order = [...games].sort((a, b) => (a.result ? 1 : 0) - (b.result ? 1 : 0));   // running first
   for (const g of order) {
     const card = el("article", { class: "watch-game" + (g.result ? " over" : ""), "data-key": g.key });
@@ -56,8 +85,11 @@ function showGames(games) {
     card.appendChild(h);
     if (g.board) card.appendChild(drawBoard(g.board));
     if (g.clock) {
-      card.appendChild(el("div", { class: "wclock" },
-        `White ${clockText(g.clock.white)}  Black ${clockText(g.clock.black)}`));
+      const clock = el("div", { class: "wclock" });
+      clock.appendChild(el("span", { class: "wc-white" }));
+      clock.appendChild(el("span", { class: "wc-black" }));
+      card.appendChild(clock);
+      ticking.push({ clock, game: g, since: since(g) });
     }
     const moves = el("p", { class: "wmoves" });
     moves.textContent = g.moves.map((m, i) => (i % 2 === 0 ? `${i / 2 + 1}. ` : "") + m).join(" ");
@@ -107,7 +139,10 @@ async function poll() {
       $("watch-error").textContent = "";
       $("watch-title").textContent = `${data.event} (${data.kind}, ${data.variant})` + (data.over ? ": over" : "");
       $("watch-progress").textContent = `${data.results.length} / ${data.planned} games`;
+      polledAt = performance.now();
+      serverNow = typeof data.now === "number" ? data.now : null;
       showGames(data.games);
+      tick();
       showTables(data);
     }
   } catch (e) {
@@ -116,3 +151,4 @@ async function poll() {
   setTimeout(poll, 1000);
 }
 poll();
+setInterval(tick, 100);

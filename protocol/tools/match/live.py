@@ -7,7 +7,9 @@ change), so that a reader never sees half a file:
 * ``event``, ``kind`` (match or tournament), ``variant``, ``planned`` games, ``over``;
 * ``games``: the games in progress (and the last few finished), each with its players,
   start position (FEN), moves (PDN), the position now (FEN), the clocks (seconds left after
-  the last move, or null without a clock), and ``result`` and ``reason`` once over;
+  the last move, or null without a clock), ``moved_at`` (the wall time of the last move, or
+  of the start: the side to move's clock runs from there), and ``result`` and ``reason``
+  once over;
 * ``results``: every finished game (white, black, result, reason, plies);
 * ``standings`` (points, wins, draws, losses, Sonneborn-Berger; best first) and the
   ``crosstable`` (``names`` in that order, ``rows`` of "points/games" cells), from the results.
@@ -51,6 +53,7 @@ class Live:
         entry = {"key": key, "white": white, "black": black, "start": pos_to_fen(game.start),
                  "moves": texts, "fen": pos_to_fen(game.position), "clock": None,
                  "result": None, "reason": None, "started": time.time()}
+        entry["moved_at"] = entry["started"]
         with self.lock:
             self.data["games"] = [g for g in self.data["games"] if g["key"] != key] + [entry]
             self._changed()
@@ -65,6 +68,7 @@ class Live:
             entry["moves"].append(text)
             entry["fen"] = pos_to_fen(game.position)
             entry["clock"] = None if clock is None else {k: round(v, 2) for k, v in clock.items()}
+            entry["moved_at"] = time.time()
             self._changed()
 
     def end(self, key: str, white: str, black: str, result: str, reason: str, plies: int) -> None:
