@@ -206,15 +206,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
     V, S, T, W, Z = tables
     tt_keys, tt_data, EX, EC, EO, ED = shared
     nodes, limit, can_stop = ctl[C_NODES], ctl[C_NODE_LIMIT], ctl[C_CAN_STOP] != 0
-    ctl[C_ABORTED], ctl[C_ROOT_DONE] = 0, 0
-    knobs = _knobs(P, V, W)
-    st[0, F_ALPHA], st[0, F_BETA], st[0, F_DEPTH] = alpha, beta, depth
-    for j in range(MAX_PLY):
-        st[j, F_VERIFY] = VF_NONE
-    st[0, F_INSIDE] = 0
-    if knobs.windows:
-        st[0, F_WINDOWS] = window_sum(st[0, F_W] & ~st[0, F_K], st[0, F_B] & ~st[0, F_K],
-                                      V[V_WIDTH], T, W, win[0])
+    knobs = _begin(st, ctl, P, V, T, W, win, depth, alpha, beta)
     p, v, mode = 0, 0, ENTER
     while True:
         if mode == ENTER:
@@ -270,14 +262,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
                     st[p, F_DEPTH] = 1
             if d <= 0:
                 if n == 0:
-                    ctl[C_LEAVES] += 1
-                    ctl[C_LEAF_PLY] += p
-                    if not _has_quiet(w, b, k, t, V):
-                        v = _no_move_value(p, knobs.goal)
-                    elif knobs.goal == KG_BREAKTHROUGH and _can_crown(w, b, k, t, V):
-                        v = MATE - p - 1
-                    else:
-                        v = _static(p, st, V, T, W, knobs, ctl, evals)
+                    v = _leaf(p, st, V, T, W, knobs, ctl, evals)
                     continue
                 st[p, F_QS], st[p, F_TTMOVE] = 1, -1
                 for j in range(n):
@@ -363,6 +348,36 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 mode = RETURN
     ctl[C_NODES] = nodes
     return v
+
+
+@njit(cache=True, nogil=True)
+def _begin(st, ctl, P, V, T, W, win, depth, alpha, beta):
+    """Before the loop: the report words cleared, the settings read, the root's window and
+    depth set, no verification running, the root's pattern windows read."""
+    ctl[C_ABORTED], ctl[C_ROOT_DONE] = 0, 0
+    knobs = _knobs(P, V, W)
+    st[0, F_ALPHA], st[0, F_BETA], st[0, F_DEPTH] = alpha, beta, depth
+    for j in range(MAX_PLY):
+        st[j, F_VERIFY] = VF_NONE
+    st[0, F_INSIDE] = 0
+    if knobs.windows:
+        st[0, F_WINDOWS] = window_sum(st[0, F_W] & ~st[0, F_K], st[0, F_B] & ~st[0, F_K],
+                                      V[V_WIDTH], T, W, win[0])
+    return knobs
+
+
+@njit(cache=True, nogil=True)
+def _leaf(p, st, V, T, W, knobs, ctl, evals):
+    """Step 6: the value of a quiescence leaf (no capture): lost without a move, won by a
+    crowning step in breakthrough, else its static evaluation."""
+    w, b, k, t = st[p, F_W], st[p, F_B], st[p, F_K], st[p, F_T]
+    ctl[C_LEAVES] += 1
+    ctl[C_LEAF_PLY] += p
+    if not _has_quiet(w, b, k, t, V):
+        return _no_move_value(p, knobs.goal)
+    if knobs.goal == KG_BREAKTHROUGH and _can_crown(w, b, k, t, V):
+        return MATE - p - 1
+    return _static(p, st, V, T, W, knobs, ctl, evals)
 
 
 @njit(cache=True, nogil=True, inline="always")
