@@ -5,20 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gui_pages import Page, served
-
-
-@pytest.fixture(scope="module")
-def base():
-    with served() as url:
-        yield url
-
-
-@pytest.fixture
-def page(base):
-    p = Page(base)
-    yield p
-    p.close()
+from test_gui_server import base, page  # noqa: F401  (the server and a page on it)
 
 
 def test_three_lines_with_different_first_moves_then_stop(page):

@@ -10,9 +10,10 @@ import time
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
-from test_gui_browser import CHROMIUM, FLAGS, WAIT, drag, moves, new_game, plies
+from test_gui_browser import (CHROMIUM, FLAGS, WAIT, browser, drag, moves, new_game,  # noqa: F401
+                              page, plies)
 
 
 @pytest.fixture(scope="module")
@@ -30,26 +31,7 @@ def url(tmp_path_factory):
     assert "Traceback" not in err, err
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser, url):
-    context = browser.new_context(viewport={"width": 1200, "height": 800}, accept_downloads=True)
-    pg = context.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.goto(url)
-    pg.wait_for_selector("g.piece")
-    expect(pg.locator("#status")).to_contain_text("to move")
-    yield pg
-    context.close()
-    assert not errors, errors
+# browser and page: test_gui_browser's fixtures (page opens this module's url).
 
 
 def saved_pdn(pg) -> str:

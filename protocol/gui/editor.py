@@ -10,7 +10,7 @@ no legal move is accepted: it is a finished game, and the page says so.
 """
 from __future__ import annotations
 
-from engine import BLACK, WHITE, BadInput, Game, Position, Variant, pos_from_pieces, start_position
+from engine import BLACK, WHITE, BadInput, Position, Variant, pos_from_pieces, start_position
 
 SIDES = {"white": WHITE, "black": BLACK}
 
@@ -45,10 +45,4 @@ def edited_position(msg: dict, variant: Variant) -> Position:
 
 def set_edited(session, msg: dict) -> None:
     """The board editor's position (checked by :func:`edited_position`): a game starts there."""
-    start = edited_position(msg, session.game.variant)
-    session._halt()
-    session.game = Game(start, session.game.variant)
-    session.evals.clear()
-    session.notes.clear()
-    session.running, session.message = False, ""
-    session._changed()
+    session.start_at(edited_position(msg, session.game.variant))

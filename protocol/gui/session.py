@@ -223,7 +223,10 @@ class BoardSession(EngineDriver):
         self._send_state()
 
     def set_fen(self, msg: dict) -> None:
-        start = parse_position(self._text(msg.get("fen"), "fen", 2000), self.game.variant)
+        self.start_at(parse_position(self._text(msg.get("fen"), "fen", 2000), self.game.variant))
+
+    def start_at(self, start) -> None:
+        """A new game from the position ``start`` (set up by FEN or in the editor)."""
         self._halt()
         self.game = Game(start, self.game.variant)
         self.evals.clear()
