@@ -42,6 +42,7 @@ tables, PV, path of keys, control words and parameters.  The kernel takes them
 apart once a call; the helpers it calls for every node take numbers (see the note
 above them).
 """
+import math
 from typing import NamedTuple
 
 from numba import njit
@@ -95,6 +96,7 @@ P_LMR_MOVES = kernel_slot("lmr-moves")          # moves tried before reducing (n
 P_LMR_PV_MOVES = kernel_slot("lmr-pv-moves")    # ... at nodes with an open window
 P_LMR_TWO = kernel_slot("lmr-two-moves")        # moves tried before reducing two (0: old rule)
 P_LMR_KILLERS = kernel_slot("lmr-killers")      # killers reducible
+P_LMR_LOG = kernel_slot("lmr-log")              # reductions by ln(depth) ln(move number)
 P_EVAL_CHECK = kernel_slot("eval-check")        # debug: check the updated evaluation
 P_EVAL_CACHE = kernel_slot("eval-cache")        # keep recent static evaluations
 P_MALUS = kernel_slot("history-malus")          # moves searched before a cut lose history
@@ -138,6 +140,7 @@ class Knobs(NamedTuple):
     lmr_pv_moves: int
     lmr_two: int
     lmr_below: int            # ordering scores below this are reducible quiet moves
+    lmr_log: float            # lmr-log / 100 (0: the one-or-two-ply rule)
     goal: int
     win_here: int
     egdb_pieces: int
@@ -394,7 +397,8 @@ def _knobs(P, V, W):
     lmr_below = S_PROMOTE if P[P_LMR_KILLERS] != 0 else S_KILLER2
     return Knobs(P[P_AGE], threshold and not verified, verified, max(P[P_INTERVAL], 1),
                  P[P_LMR_DEPTH], P[P_LMR_MOVES], P[P_LMR_PV_MOVES], P[P_LMR_TWO], lmr_below,
-                 goal, win_here, P[P_EGDB], P[P_EGDB_ROOT], P[P_GATE] != 0, P[P_NESTED] != 0,
+                 P[P_LMR_LOG] / 100.0, goal, win_here, P[P_EGDB], P[P_EGDB_ROOT],
+                 P[P_GATE] != 0, P[P_NESTED] != 0,
                  P[P_QS_THREATS] != 0, windows, windows and P[P_EVAL_CHECK] != 0,
                  P[P_EVAL_CACHE] != 0 and P[P_EVAL_CHECK] == 0, P[P_MALUS] != 0,
                  P[P_COUNTER] != 0)
@@ -616,7 +620,8 @@ def _child_window(p, alpha, beta, d, tried, qs, reducible, knobs):
     capture in quiescence) with the full window, the others with a null window, the late
     quiet ones (killers too with ``lmr-killers``) also reduced (LMR): by one ply after
     ``lmr-moves`` moves (``lmr-pv-moves`` at an open window), by two at a null window
-    after ``lmr-two-moves``."""
+    after ``lmr-two-moves``; or, with ``lmr-log``, by ln(depth) ln(tried + 1) lmr-log / 100
+    plies (one less at an open window; at least one, at most depth - 2)."""
     if qs or tried == 0:
         return PH_FULL, -beta, -alpha, d - 1
     r = 0
@@ -624,7 +629,10 @@ def _child_window(p, alpha, beta, d, tried, qs, reducible, knobs):
     pv_node = beta - alpha > 1
     lmr_moves = knobs.lmr_pv_moves if pv_node else knobs.lmr_moves
     if lmr_depth and d >= lmr_depth and tried >= lmr_moves and p > 0 and reducible:
-        if knobs.lmr_two == 0:
+        if knobs.lmr_log > 0.0:
+            r = max(1, min(d - 2, int(math.log(d) * math.log(tried + 1) * knobs.lmr_log)
+                           - (1 if pv_node else 0)))
+        elif knobs.lmr_two == 0:
             r = 2 if (tried >= 2 * lmr_moves + 2 and d >= 2 * lmr_depth) else 1
         else:
             r = 2 if (not pv_node and tried >= knobs.lmr_two) else 1

@@ -135,6 +135,9 @@ OPTIONS: tuple[Option, ...] = (
     _int("lmr-two-moves", 0, 0, 64, "reduce by two plies after this many moves at null-window "
          "nodes (0: after 2 lmr-moves + 2 moves, from twice lmr-depth)", kernel=True),
     _bool("lmr-killers", False, "killer moves are reduced too", kernel=True),
+    _int("lmr-log", 0, 0, 400, "late-move reductions grow with depth and move number: "
+         "ln(depth) x ln(moves tried + 1) x this / 100 plies, one less at an open window "
+         "(0: the one-or-two-ply rule of lmr-two-moves)", kernel=True),
     _bool("history-malus", False, "at a cut, the quiet moves searched before the refutation "
           "lose history (as Scan's bad moves)", kernel=True),
     _bool("counter-moves", False, "a quiet move that refuted the opponent's last move is "
