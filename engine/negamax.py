@@ -97,6 +97,8 @@ P_LMR_PV_MOVES = kernel_slot("lmr-pv-moves")    # ... at nodes with an open wind
 P_LMR_TWO = kernel_slot("lmr-two-moves")        # moves tried before reducing two (0: old rule)
 P_LMR_KILLERS = kernel_slot("lmr-killers")      # killers reducible
 P_LMR_LOG = kernel_slot("lmr-log")              # reductions by ln(depth) ln(move number)
+P_FUTILITY = kernel_slot("futility")            # futility margin a ply (0 = off)
+P_FUTILITY_DEPTH = kernel_slot("futility-depth")
 P_EVAL_CHECK = kernel_slot("eval-check")        # debug: check the updated evaluation
 P_EVAL_CACHE = kernel_slot("eval-cache")        # keep recent static evaluations
 P_MALUS = kernel_slot("history-malus")          # moves searched before a cut lose history
@@ -113,12 +115,14 @@ VERIFY_SHARE = 4         # ... confirmed by a search to VERIFY_SHARE / 10 of the
 # (F_REV, F_EG, F_ROAD, F_STABLE: the draw-rule counters of engine.drawrules)
 (F_W, F_B, F_K, F_T, F_KEY, F_REV, F_EG, F_ROAD, F_STABLE, F_ALPHA, F_BETA, F_DEPTH, F_ALPHA0,
  F_BEST, F_BESTI, F_N, F_I, F_CUR, F_PHASE, F_TRIED, F_QS, F_TTMOVE,
- F_VERIFY, F_OLD_ALPHA, F_OLD_BETA, F_OLD_DEPTH, F_INSIDE, F_WINDOWS) = range(28)
-NF = 28
+ F_VERIFY, F_OLD_ALPHA, F_OLD_BETA, F_OLD_DEPTH, F_INSIDE, F_WINDOWS, F_FUTILE) = range(29)
+NF = 29
 # F_VERIFY: a verified threshold cut in progress (above beta, below alpha), or tried and refuted
 # F_INSIDE: the node is inside a verification search (some ancestor's F_VERIFY is in progress)
 # F_WINDOWS: the pattern windows' sum of the node's position, updated move by move
 # (engine.eval.windows_after; the windows' indices in the workspace's ``windows[ply]``)
+# F_FUTILE: the node's futility bound (static evaluation + margin); its late quiet moves are
+# skipped while it is at most alpha (INF: no futility pruning at this node)
 VF_NONE, VF_ABOVE, VF_BELOW, VF_REFUTED = 0, 1, 2, 3
 PH_FULL, PH_NULL, PH_REDUCED = 0, 1, 2
 ENTER, STEP, RETURN, DONE = 0, 1, 2, 3    # the loop's modes; DONE: the root has returned
@@ -141,6 +145,8 @@ class Knobs(NamedTuple):
     lmr_two: int
     lmr_below: int            # ordering scores below this are reducible quiet moves
     lmr_log: float            # lmr-log / 100 (0: the one-or-two-ply rule)
+    futility: int             # futility margin a ply (0: off)
+    futility_depth: int
     goal: int
     win_here: int
     egdb_pieces: int
@@ -289,6 +295,8 @@ def search_root(work, shared, tables, depth, alpha, beta):
                     st[p, F_DEPTH] = d + 1   # a forced move costs no depth
                 _order(p, n, k, t, ttmove, moves, order, killers, hist,
                        _counter_move(p, t, st, buf, hist, knobs))
+                st[p, F_FUTILE] = _futility_bound(p, d, alpha, beta, moves[0, 2], st, V, T,
+                                                  W, knobs, ctl, evals)
             st[p, F_N], st[p, F_I], st[p, F_TRIED] = n, 0, 0
             st[p, F_BEST], st[p, F_BESTI], st[p, F_ALPHA0] = -INF, -1, alpha
             mode = STEP
@@ -306,6 +314,10 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 _bring_best_forward(p, i, n, moves, order)
             st[p, F_I], st[p, F_CUR] = i + 1, i
             frm, to, cap, fl = moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3]
+            if not qs and _futile(st[p, F_FUTILE], st[p, F_ALPHA], st[p, F_TRIED], order[p, i]):
+                # Futility: a late quiet move cannot lift this node to alpha.
+                st[p, F_BEST] = max(st[p, F_BEST], st[p, F_FUTILE])
+                continue
             w, b, k, t = st[p, F_W], st[p, F_B], st[p, F_K], st[p, F_T]
             cw, cb, ck, ct = make(w, b, k, t, frm, to, cap, fl)
             q = p + 1
@@ -397,7 +409,7 @@ def _knobs(P, V, W):
     lmr_below = S_PROMOTE if P[P_LMR_KILLERS] != 0 else S_KILLER2
     return Knobs(P[P_AGE], threshold and not verified, verified, max(P[P_INTERVAL], 1),
                  P[P_LMR_DEPTH], P[P_LMR_MOVES], P[P_LMR_PV_MOVES], P[P_LMR_TWO], lmr_below,
-                 P[P_LMR_LOG] / 100.0, goal, win_here, P[P_EGDB], P[P_EGDB_ROOT],
+                 P[P_LMR_LOG] / 100.0, P[P_FUTILITY], P[P_FUTILITY_DEPTH], goal, win_here, P[P_EGDB], P[P_EGDB_ROOT],
                  P[P_GATE] != 0, P[P_NESTED] != 0,
                  P[P_QS_THREATS] != 0, windows, windows and P[P_EVAL_CHECK] != 0,
                  P[P_EVAL_CACHE] != 0 and P[P_EVAL_CHECK] == 0, P[P_MALUS] != 0,
@@ -637,6 +649,25 @@ def _child_window(p, alpha, beta, d, tried, qs, reducible, knobs):
         else:
             r = 2 if (not pv_node and tried >= knobs.lmr_two) else 1
     return PH_REDUCED if r else PH_NULL, -alpha - 1, -alpha, d - 1 - r
+
+
+@njit(cache=True, nogil=True)
+def _futility_bound(p, d, alpha, beta, first_cap, st, V, T, W, knobs, ctl, evals):
+    """Step 8: the futility bound of a node (``futility``): its static evaluation plus the
+    margin for each ply of depth, at a null-window node below the root of at most
+    ``futility-depth`` plies, with quiet moves (no capture) and no mate in the window;
+    else INF (no pruning)."""
+    if (knobs.futility == 0 or d > knobs.futility_depth or p == 0 or beta - alpha != 1
+            or first_cap != 0 or alpha <= -WIN_BOUND or alpha >= WIN_BOUND):
+        return INF
+    return _static(p, st, V, T, W, knobs, ctl, evals) + knobs.futility * d
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _futile(bound, alpha, tried, score):
+    """Step 9: a move not to search: a quiet move other than the TT move, a promotion or a
+    killer, after the first, at a node whose futility bound is at most alpha."""
+    return bound <= alpha and tried > 0 and score < S_KILLER2
 
 
 @njit(cache=True, nogil=True)

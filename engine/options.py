@@ -138,6 +138,10 @@ OPTIONS: tuple[Option, ...] = (
     _int("lmr-log", 0, 0, 400, "late-move reductions grow with depth and move number: "
          "ln(depth) x ln(moves tried + 1) x this / 100 plies, one less at an open window "
          "(0: the one-or-two-ply rule of lmr-two-moves)", kernel=True),
+    _int("futility", 0, 0, 5000, "futility pruning: at a null-window node of at most "
+         "futility-depth plies whose static evaluation plus this many hundredths a ply is at "
+         "most alpha, the late quiet moves are not searched (0: off)", kernel=True),
+    _int("futility-depth", 1, 1, 8, "futility pruning up to this depth", kernel=True),
     _bool("history-malus", False, "at a cut, the quiet moves searched before the refutation "
           "lose history (as Scan's bad moves)", kernel=True),
     _bool("counter-moves", False, "a quiet move that refuted the opponent's last move is "

@@ -298,7 +298,8 @@ def test_finds_the_shot_with_exact_mate_distance(searcher, fen):
 
 
 NEW_SWITCHES = [{"qs-threats": "true"}, {"threshold-gate": "false", "threshold-nested": "false"},
-                {"history-malus": "true", "counter-moves": "true"}, {"eval-cache": "true"}]
+                {"history-malus": "true", "counter-moves": "true"}, {"eval-cache": "true"},
+                {"lmr-log": "130"}, {"futility": "50", "futility-depth": "2"}]
 
 
 @pytest.mark.parametrize("switches", NEW_SWITCHES)
@@ -496,7 +497,8 @@ def test_options_are_validated():
     assert names == ["tt-size", "threads", "multipv", "eval", "weights", "threshold",
                      "threshold-form", "threshold-margin", "threshold-interval", "threshold-slope",
                      "threshold-gate", "threshold-nested", "qs-threats", "lmr-depth",
-                     "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "history-malus",
+                     "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "lmr-log", "futility",
+                     "futility-depth", "history-malus",
                      "counter-moves", "eval-cache", "eval-check", "time-horizon", "book",
                      "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
     assert s.set_option("egdb-size", "0") and s.settings.egdb_size == 0
