@@ -108,3 +108,43 @@ def test_bad_training_input_is_one_line_and_exit_2(tmp_path, capsys):
     bad.write_bytes(b"nothing")
     assert cli(["train", "--data", str(bad), "--out", str(tmp_path / "w.npz")]) == 2
     assert "cannot read self-play file" in capsys.readouterr().err
+
+
+def test_a_selfplay_run_directory_resumes_and_trains(tmp_path, capsys, monkeypatch):
+    from protocol.tools import selfplay
+    monkeypatch.setattr(selfplay, "CHUNK", 1)          # a chunk a game: a stop between games
+    run = tmp_path / "run"
+    args = ["selfplay", "--nodes", "200", "--jobs", "1", "--out", str(run), "--quiet",
+            "--eval", "hand", "--random-plies", "6"]
+    assert cli(args + ["--games", "2"]) == 0
+    assert sorted(p.name for p in run.iterdir()) == ["chunk-0000000.npz", "chunk-0000001.npz",
+                                                     "run.json"]
+    first = (run / "chunk-0000000.npz").read_bytes()
+    (run / "chunk-0000001.npz").unlink()               # as if stopped during the second game
+    capsys.readouterr()
+    assert cli(args + ["--games", "3"]) == 0           # plays games 1 and 2 only
+    assert "from 2 chunks played now; 3 chunk files in all" in capsys.readouterr().out
+    assert (run / "chunk-0000000.npz").read_bytes() == first
+    with np.load(run / "chunk-0000002.npz") as d:
+        assert set(d["game"].tolist()) == {2} and str(d["variant"]) == "international"
+    # The same games as one file: the chunks hold exactly its positions.
+    whole = tmp_path / "whole.npz"
+    assert cli(args[:-7] + ["--out", str(whole), "--quiet", "--eval", "hand", "--random-plies",
+                            "6", "--games", "3"]) == 0
+    with np.load(whole) as d:
+        expected = sorted(zip(d["game"].tolist(), d["ply"].tolist(), d["white"].tolist()))
+    got = []
+    for k in range(3):
+        with np.load(run / f"chunk-{k:07d}.npz") as d:
+            got += zip(d["game"].tolist(), d["ply"].tolist(), d["white"].tolist())
+    assert sorted(got) == expected
+    # Other settings for the same directory are refused; training reads the directory.
+    assert cli(args[:2] + ["300"] + args[3:] + ["--games", "3"]) == 2
+    assert "other settings (nodes 200)" in capsys.readouterr().err
+    weights = tmp_path / "w.npz"
+    assert cli(["train", "--data", str(run), "--out", str(weights), "--epochs", "1",
+                "--quiet"]) == 0
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert cli(["train", "--data", str(empty), "--out", str(weights)]) == 2
+    assert "holds no self-play chunks" in capsys.readouterr().err

@@ -1,6 +1,7 @@
 """``rafle selfplay``: games of Rafle against itself, kept as training positions.
 
     rafle selfplay --games 2000 --nodes 3000 --out selfplay.npz [--jobs 2] [--seed 1]
+    rafle selfplay --games 200000 --nodes 20000 --out runs/big [--ray]   # resumable
 
 Each game starts from one of the variant's balanced openings (the match runner's built-in
 sets: international, Russian, English, Frisian; the start position in other variants), then ``--random-plies`` random moves for variety,
@@ -14,10 +15,17 @@ The output is one ``.npz`` of arrays: ``white``, ``black``, ``kings`` (bitboards
 ``turn``, ``score`` (hundredths of a man, White's side; ``MATE_SCORE`` clipped),
 ``result`` (2 White won, 1 draw, 0 Black won), ``ply``, ``game``; and ``variant``,
 ``nodes``, ``seed``.  ``rafle train`` reads it.
+
+An ``--out`` that does not end in ``.npz`` is a directory, for long runs: each chunk of
+games is written there as it finishes (``chunk-0000120.npz``: games 120 on, the same
+arrays), with the run's settings in ``run.json``.  Run the same command again after a
+stop (or with more ``--games``) and it plays only the chunks that are not there; other
+settings for the same directory are refused.  ``rafle train --data DIR`` reads every chunk.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import sys
@@ -64,7 +72,7 @@ def play_games(variant_name: str, first: int, count: int, seed: int, nodes: int,
     """Play games ``first .. first+count-1``; their quiet positions as lists."""
     variant = get_variant(variant_name)
     out = {k: [] for k in FIELDS}
-    out["count"] = count
+    out["count"], out["first"] = count, first
     for number in range(first, first + count):
         rng = random.Random(seed * 1_000_003 + number)
         game = Game(None, variant)
@@ -191,36 +199,114 @@ def main(argv: list[str]) -> int:
     except BadInput as exc:
         print(f"rafle selfplay: {exc}", file=sys.stderr)
         return 2
+    try:
+        run = _Run(args, variant.name) if not args.out.endswith(".npz") else None
+    except BadInput as exc:
+        print(f"rafle selfplay: {exc}", file=sys.stderr)
+        return 2
     start = time.monotonic()
     parts = []
-    done = positions = 0
     chunks = [(variant.name, first, min(CHUNK, args.games - first), args.seed, args.nodes,
                args.random_plies, openings) for first in range(0, args.games, CHUNK)]
+    if run is not None:
+        chunks = [c for c in chunks if not run.has(c[1], c[2])]
+    already = args.games - sum(c[2] for c in chunks)     # games of chunks on disk
+    done, positions = already, 0
     finished = _on_ray(args, chunks) if args.ray is not None else _on_processes(args, chunks)
     try:
         for part in finished:
-            parts.append(part)
+            if run is not None:
+                run.write(part)
+            else:
+                parts.append(part)
             done += part["count"]
             positions += len(part["white"])
             if not args.quiet:
-                rate = done / max(time.monotonic() - start, 1e-9)
+                rate = (done - already) / max(time.monotonic() - start, 1e-9)
                 print(f"\rselfplay: {min(done, args.games)}/{args.games} games, {positions} "
                       f"positions, {rate:.1f} games/s", end="", file=sys.stderr, flush=True)
     except KeyboardInterrupt:
         finished.close()
-        print("\nrafle selfplay: interrupted; writing the games finished", file=sys.stderr)
+        print("\nrafle selfplay: interrupted; " + ("the chunks finished are on disk: run the "
+              "same command to go on" if run else "writing the games finished"),
+              file=sys.stderr)
     except ClusterError as exc:
-        if not parts:
+        if run is None and not parts:
             print(f"rafle selfplay: {exc}", file=sys.stderr)
             return 2
-        print(f"\nrafle selfplay: {exc}; writing the games finished", file=sys.stderr)
+        print(f"\nrafle selfplay: {exc}; " + ("the chunks finished are on disk" if run else
+                                               "writing the games finished"), file=sys.stderr)
     if not args.quiet:
         print(file=sys.stderr)
-    data = {k: np.concatenate([np.asarray(p[k], dtype=np.int64) for p in parts]) if parts
-            else np.zeros(0, dtype=np.int64) for k in FIELDS}
-    order = np.lexsort((data["ply"], data["game"]))
-    data = {k: v[order] for k, v in data.items()}
+    if run is not None:
+        print(f"{args.out}: {positions} positions from {len(chunks)} chunks played now; "
+              f"{run.count()} chunk files in all, {time.monotonic() - start:.0f} s")
+        return 0
+    data = _arrays(parts)
     np.savez_compressed(args.out, **data, variant=variant.name, nodes=args.nodes, seed=args.seed)
     print(f"wrote {args.out}: {len(data['white'])} positions from {args.games} games "
           f"in {time.monotonic() - start:.0f} s")
     return 0
+
+
+def _arrays(parts: list[dict]) -> dict[str, np.ndarray]:
+    """The parts' positions as arrays, in game and ply order."""
+    data = {k: np.concatenate([np.asarray(p[k], dtype=np.int64) for p in parts]) if parts
+            else np.zeros(0, dtype=np.int64) for k in FIELDS}
+    order = np.lexsort((data["ply"], data["game"]))
+    return {k: v[order] for k, v in data.items()}
+
+
+class _Run:
+    """A resumable run's directory: ``run.json`` (its settings) and a file a chunk."""
+
+    def __init__(self, args, variant: str):
+        self.dir = args.out
+        self.variant, self.nodes, self.seed = variant, args.nodes, args.seed
+        self.settings = {"variant": variant, "nodes": args.nodes, "seed": args.seed,
+                         "random_plies": args.random_plies, "eval": args.eval,
+                         "weights": args.weights, "chunk": CHUNK}
+        try:
+            os.makedirs(self.dir, exist_ok=True)
+            path = os.path.join(self.dir, "run.json")
+            if os.path.exists(path):
+                with open(path, encoding="utf-8") as f:
+                    before = json.load(f)
+                differ = sorted(k for k in self.settings if before.get(k) != self.settings[k])
+                if differ:
+                    raise BadInput(f"{self.dir} holds a run with other settings ("
+                                   + ", ".join(f"{k} {before.get(k)!r}" for k in differ)
+                                   + "): use another directory")
+            else:
+                _atomic(path, lambda f: f.write(json.dumps(self.settings).encode()))
+        except (OSError, ValueError, AttributeError) as exc:
+            raise BadInput(f"cannot use {self.dir} for the run: {exc}") from None
+
+    def _path(self, first: int) -> str:
+        return os.path.join(self.dir, f"chunk-{first:07d}.npz")
+
+    def has(self, first: int, count: int) -> bool:
+        """The chunk of ``count`` games from ``first`` is on disk whole."""
+        try:
+            with np.load(self._path(first), allow_pickle=False) as data:
+                return int(data["count"]) == count
+        except (OSError, ValueError, KeyError):
+            return False
+
+    def write(self, part: dict) -> None:
+        data = _arrays([part])
+        _atomic(self._path(part["first"]), lambda f: np.savez_compressed(
+            f, **data, variant=self.variant, nodes=self.nodes, seed=self.seed,
+            count=part["count"]))
+
+    def count(self) -> int:
+        return sum(1 for name in os.listdir(self.dir) if name.startswith("chunk-"))
+
+
+def _atomic(path: str, write) -> None:
+    """Write ``path`` through a temporary file renamed over it: a stop leaves the old
+    file or the new one, never half of one."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as f:
+        write(f)
+    os.replace(tmp, path)

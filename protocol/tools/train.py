@@ -13,6 +13,7 @@ make a run repeatable.  The fitting itself is :mod:`engine.learn`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -26,7 +27,8 @@ from ..about import summary
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rafle train", description=summary(__doc__))
-    p.add_argument("--data", nargs="+", required=True, help="rafle selfplay files (.npz)")
+    p.add_argument("--data", nargs="+", required=True,
+                   help="rafle selfplay files (.npz) or run directories (every chunk in them)")
     p.add_argument("--out", required=True, help="the weight file to write (.npz)")
     p.add_argument("--version", default=None, help="a name for these weights (default: file name)")
     p.add_argument("--epochs", type=int, default=12,
@@ -45,10 +47,25 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _files(paths: list[str]) -> list[str]:
+    """The files named, a run directory of ``rafle selfplay`` standing for its chunks."""
+    files = []
+    for path in paths:
+        if os.path.isdir(path):
+            chunks = sorted(n for n in os.listdir(path) if n.startswith("chunk-")
+                            and n.endswith(".npz"))
+            if not chunks:
+                raise BadInput(f"{path} holds no self-play chunks")
+            files += [os.path.join(path, n) for n in chunks]
+        else:
+            files.append(path)
+    return files
+
+
 def load(paths: list[str]) -> tuple[str, dict[str, np.ndarray]]:
     """The positions of every file (one variant), games renumbered apart."""
     parts, variant, offset = [], None, 0
-    for path in paths:
+    for path in _files(paths):
         try:
             with np.load(path, allow_pickle=False) as data:
                 part = {k: np.asarray(data[k]) for k in ("white", "black", "kings", "turn",
