@@ -115,15 +115,12 @@ VERIFY_SHARE = 4         # ... confirmed by a search to VERIFY_SHARE / 10 of the
 # (F_REV, F_EG, F_ROAD, F_STABLE: the draw-rule counters of engine.drawrules)
 (F_W, F_B, F_K, F_T, F_KEY, F_REV, F_EG, F_ROAD, F_STABLE, F_ALPHA, F_BETA, F_DEPTH, F_ALPHA0,
  F_BEST, F_BESTI, F_N, F_I, F_CUR, F_PHASE, F_TRIED, F_QS, F_TTMOVE,
- F_VERIFY, F_OLD_ALPHA, F_OLD_BETA, F_OLD_DEPTH, F_INSIDE, F_WINDOWS, F_WIN_OK,
- F_FUTILE) = range(30)
-NF = 30
+ F_VERIFY, F_OLD_ALPHA, F_OLD_BETA, F_OLD_DEPTH, F_INSIDE, F_WINDOWS, F_FUTILE) = range(29)
+NF = 29
 # F_VERIFY: a verified threshold cut in progress (above beta, below alpha), or tried and refuted
 # F_INSIDE: the node is inside a verification search (some ancestor's F_VERIFY is in progress)
 # F_WINDOWS: the pattern windows' sum of the node's position, updated move by move
-# (engine.eval.windows_after; the windows' indices in the workspace's ``windows[ply]``),
-# valid where F_WIN_OK is set: a node's windows are brought up to date from its nearest
-# ancestor's only when it is evaluated (about half the nodes are not)
+# (engine.eval.windows_after; the windows' indices in the workspace's ``windows[ply]``)
 # F_FUTILE: the node's futility bound (static evaluation + margin); its late quiet moves are
 # skipped while it is at most alpha (INF: no futility pruning at this node)
 VF_NONE, VF_ABOVE, VF_BELOW, VF_REFUTED = 0, 1, 2, 3
@@ -255,12 +252,12 @@ def search_root(work, shared, tables, depth, alpha, beta):
                         continue
                 # Step 5. Threshold pruning, plain or verified (the module docstring).
                 if _plain_due(p, d, knobs):
-                    d = _plain_depth(p, d, _static(p, st, win, V, T, W, knobs, ctl, evals), st, P)
+                    d = _plain_depth(p, d, _static(p, st, V, T, W, knobs, ctl, evals), st, P)
                 elif _verify_due(p, d, alpha, beta, st[p, F_VERIFY], st[p, F_INSIDE], knobs):
                     d, alpha, beta = _verify_first(p, d, alpha, beta, w, b, k, t, st, P, V,
-                                                   S, T, W, buf, state, knobs, ctl, evals, win)
+                                                   S, T, W, buf, state, knobs, ctl, evals)
             if p >= MAX_PLY - 1:
-                v = _static(p, st, win, V, T, W, knobs, ctl, evals)
+                v = _static(p, st, V, T, W, knobs, ctl, evals)
                 continue
             moves = buf[p]
             if d <= 0:
@@ -274,7 +271,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
                     st[p, F_DEPTH] = 1
             if d <= 0:
                 if n == 0:
-                    v = _leaf(p, st, win, V, T, W, knobs, ctl, evals)
+                    v = _leaf(p, st, V, T, W, knobs, ctl, evals)
                     continue
                 st[p, F_QS], st[p, F_TTMOVE] = 1, -1
                 for j in range(n):
@@ -298,8 +295,8 @@ def search_root(work, shared, tables, depth, alpha, beta):
                     st[p, F_DEPTH] = d + 1   # a forced move costs no depth
                 _order(p, n, k, t, ttmove, moves, order, killers, hist,
                        _counter_move(p, t, st, buf, hist, knobs))
-                st[p, F_FUTILE] = _futility_bound(p, d, alpha, beta, moves[0, 2], st, win,
-                                                  V, T, W, knobs, ctl, evals)
+                st[p, F_FUTILE] = _futility_bound(p, d, alpha, beta, moves[0, 2], st, V, T,
+                                                  W, knobs, ctl, evals)
             st[p, F_N], st[p, F_I], st[p, F_TRIED] = n, 0, 0
             st[p, F_BEST], st[p, F_BESTI], st[p, F_ALPHA0] = -INF, -1, alpha
             mode = STEP
@@ -327,7 +324,9 @@ def search_root(work, shared, tables, depth, alpha, beta):
             ckey = move_key(st[p, F_KEY], k, t, frm, to, cap, fl & FLAG_PROMOTE, Z)
             st[q, F_W], st[q, F_B], st[q, F_K], st[q, F_T], st[q, F_KEY] = cw, cb, ck, ct, ckey
             st[q, F_INSIDE] = st[p, F_INSIDE] | _verifying(st[p, F_VERIFY])
-            st[q, F_WIN_OK] = 0       # its windows are updated when it is evaluated
+            if knobs.windows:
+                st[q, F_WINDOWS] = windows_after(st[p, F_WINDOWS], win, p, q, w & ~k, b & ~k,
+                                                 cw & ~ck, cb & ~ck, T, W)
             keys[h0 + q] = ckey       # the path the repetition rule reads
             (st[q, F_REV], st[q, F_EG], st[q, F_ROAD],
              st[q, F_STABLE]) = advance(st[p, F_REV], st[p, F_EG], st[p, F_ROAD],
@@ -379,12 +378,11 @@ def _begin(st, ctl, P, V, T, W, win, depth, alpha, beta):
     if knobs.windows:
         st[0, F_WINDOWS] = window_sum(st[0, F_W] & ~st[0, F_K], st[0, F_B] & ~st[0, F_K],
                                       V[V_WIDTH], T, W, win[0])
-        st[0, F_WIN_OK] = 1
     return knobs
 
 
 @njit(cache=True, nogil=True)
-def _leaf(p, st, win, V, T, W, knobs, ctl, evals):
+def _leaf(p, st, V, T, W, knobs, ctl, evals):
     """Step 6: the value of a quiescence leaf (no capture): lost without a move, won by a
     crowning step in breakthrough, else its static evaluation."""
     w, b, k, t = st[p, F_W], st[p, F_B], st[p, F_K], st[p, F_T]
@@ -394,7 +392,7 @@ def _leaf(p, st, win, V, T, W, knobs, ctl, evals):
         return _no_move_value(p, knobs.goal)
     if knobs.goal == KG_BREAKTHROUGH and _can_crown(w, b, k, t, V):
         return MATE - p - 1
-    return _static(p, st, win, V, T, W, knobs, ctl, evals)
+    return _static(p, st, V, T, W, knobs, ctl, evals)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -432,7 +430,7 @@ def _threatened(p, w, b, k, t, V, S, buf, state):
 
 
 @njit(cache=True, nogil=True)
-def _static(p, st, win, V, T, W, knobs, ctl, evals):
+def _static(p, st, V, T, W, knobs, ctl, evals):
     """The static evaluation of the node at ply ``p``: from the eval cache (``eval-cache``),
     else the learned one from its windows' sum, updated move by move (checked against a
     full evaluation with ``eval-check``), or the hand one."""
@@ -445,8 +443,6 @@ def _static(p, st, win, V, T, W, knobs, ctl, evals):
             ctl[C_EVAL_HITS] += 1
             return evals[slot, 1]
     if knobs.windows:
-        if st[p, F_WIN_OK] == 0:
-            _windows_up_to(p, st, win, T, W)
         e = learned_score(st[p, F_WINDOWS], w, b, k, t, V, T, W)
         if knobs.check:
             ctl[C_CHECKED] += 1
@@ -457,20 +453,6 @@ def _static(p, st, win, V, T, W, knobs, ctl, evals):
     if knobs.cache:
         evals[slot, 0], evals[slot, 1] = key, e
     return e
-
-
-@njit(cache=True, nogil=True)
-def _windows_up_to(p, st, win, T, W):
-    """The pattern windows of ply ``p``, updated move by move from its nearest ancestor
-    whose windows are up to date (the root's always are)."""
-    j = p - 1
-    while st[j, F_WIN_OK] == 0:
-        j -= 1
-    for i in range(j + 1, p + 1):
-        h, w, b, k = i - 1, st[i, F_W], st[i, F_B], st[i, F_K]
-        st[i, F_WINDOWS] = windows_after(st[h, F_WINDOWS], win, h, i, st[h, F_W] & ~st[h, F_K],
-                                         st[h, F_B] & ~st[h, F_K], w & ~k, b & ~k, T, W)
-        st[i, F_WIN_OK] = 1
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -539,14 +521,14 @@ def _verify_due(p, d, alpha, beta, verify, inside, knobs):
 
 @njit(cache=True, nogil=True)
 def _verify_first(p, d, alpha, beta, w, b, k, t, st, P, V, S, T, W, buf, state, knobs, ctl,
-                  evals, win):
+                  evals):
     """Step 5, verified form: a node quiet for both sides whose evaluation lies beyond its
     window by the margin (``gate`` off: every node, above beta) is first searched to a
     share of its depth around the shifted bound (``F_VERIFY`` says which side; Step 10
     judges it).  Returns the depth and window to search now."""
     margin = P[P_MARGIN] + P[P_SLOPE] * d
     if knobs.gate:
-        e = _static(p, st, win, V, T, W, knobs, ctl, evals)
+        e = _static(p, st, V, T, W, knobs, ctl, evals)
         side = VF_ABOVE if e >= beta + margin else VF_BELOW if e <= alpha - margin else VF_NONE
         if (side == VF_NONE or generate_captures(w, b, k, t, V, S, buf[p], state) != 0
                 or generate_captures(w, b, k, 1 - t, V, S, buf[p + 1], state) != 0):
@@ -670,7 +652,7 @@ def _child_window(p, alpha, beta, d, tried, qs, reducible, knobs):
 
 
 @njit(cache=True, nogil=True)
-def _futility_bound(p, d, alpha, beta, first_cap, st, win, V, T, W, knobs, ctl, evals):
+def _futility_bound(p, d, alpha, beta, first_cap, st, V, T, W, knobs, ctl, evals):
     """Step 8: the futility bound of a node (``futility``): its static evaluation plus the
     margin for each ply of depth, at a null-window node below the root of at most
     ``futility-depth`` plies, with quiet moves (no capture) and no mate in the window;
@@ -678,7 +660,7 @@ def _futility_bound(p, d, alpha, beta, first_cap, st, win, V, T, W, knobs, ctl, 
     if (knobs.futility == 0 or d > knobs.futility_depth or p == 0 or beta - alpha != 1
             or first_cap != 0 or alpha <= -WIN_BOUND or alpha >= WIN_BOUND):
         return INF
-    return _static(p, st, win, V, T, W, knobs, ctl, evals) + knobs.futility * d
+    return _static(p, st, V, T, W, knobs, ctl, evals) + knobs.futility * d
 
 
 @njit(cache=True, nogil=True, inline="always")
