@@ -295,8 +295,10 @@ def search_root(work, shared, tables, depth, alpha, beta):
                     st[p, F_DEPTH] = d + 1   # a forced move costs no depth
                 _order(p, n, k, t, ttmove, moves, order, killers, hist,
                        _counter_move(p, t, st, buf, hist, knobs))
-                st[p, F_FUTILE] = _futility_bound(p, d, alpha, beta, moves[0, 2], st, V, T,
-                                                  W, knobs, ctl, evals)
+                st[p, F_FUTILE] = INF
+                if _futility_due(p, d, alpha, beta, moves[0, 2], knobs):
+                    st[p, F_FUTILE] = (_static(p, st, V, T, W, knobs, ctl, evals)
+                                       + knobs.futility * d)
             st[p, F_N], st[p, F_I], st[p, F_TRIED] = n, 0, 0
             st[p, F_BEST], st[p, F_BESTI], st[p, F_ALPHA0] = -INF, -1, alpha
             mode = STEP
@@ -651,16 +653,14 @@ def _child_window(p, alpha, beta, d, tried, qs, reducible, knobs):
     return PH_REDUCED if r else PH_NULL, -alpha - 1, -alpha, d - 1 - r
 
 
-@njit(cache=True, nogil=True)
-def _futility_bound(p, d, alpha, beta, first_cap, st, V, T, W, knobs, ctl, evals):
-    """Step 8: the futility bound of a node (``futility``): its static evaluation plus the
-    margin for each ply of depth, at a null-window node below the root of at most
-    ``futility-depth`` plies, with quiet moves (no capture) and no mate in the window;
-    else INF (no pruning)."""
-    if (knobs.futility == 0 or d > knobs.futility_depth or p == 0 or beta - alpha != 1
-            or first_cap != 0 or alpha <= -WIN_BOUND or alpha >= WIN_BOUND):
-        return INF
-    return _static(p, st, V, T, W, knobs, ctl, evals) + knobs.futility * d
+@njit(cache=True, nogil=True, inline="always")
+def _futility_due(p, d, alpha, beta, first_cap, knobs):
+    """Step 8: the node gets a futility bound (``futility``: its static evaluation plus the
+    margin for each ply of depth; else INF, no pruning): a null-window node below the root
+    of at most ``futility-depth`` plies, with quiet moves (no capture), no mate in the
+    window."""
+    return (knobs.futility != 0 and d <= knobs.futility_depth and p > 0 and beta - alpha == 1
+            and first_cap == 0 and -WIN_BOUND < alpha < WIN_BOUND)
 
 
 @njit(cache=True, nogil=True, inline="always")
