@@ -53,7 +53,7 @@ from .drawrules import advance, count_draw, repeated
 from .eval import evaluate, evaluate_hand, learned_score, uses_windows, window_sum, windows_after
 from .options import FORMS, KERNEL_OPTIONS, kernel_slot
 from .movegen import (FLAG_PROMOTE, generate, generate_captures, king_quiet_count, make,
-                      man_targets)
+                      man_targets, may_capture)
 from .variants import (
     KG_BREAKTHROUGH, KG_LOSING, V_BOARD, V_GOAL, V_PROMO_BLACK, V_PROMO_WHITE, V_REPETITIONS,
     V_WIDTH,
@@ -316,12 +316,14 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 _bring_best_forward(p, i, n, moves, order)
             st[p, F_I], st[p, F_CUR] = i + 1, i
             frm, to, cap, fl = moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3]
-            if not qs and _futile(st[p, F_FUTILE], st[p, F_ALPHA], st[p, F_TRIED], order[p, i]):
-                # Futility: a late quiet move cannot lift this node to alpha.
-                st[p, F_BEST] = max(st[p, F_BEST], st[p, F_FUTILE])
-                continue
             w, b, k, t = st[p, F_W], st[p, F_B], st[p, F_K], st[p, F_T]
             cw, cb, ck, ct = make(w, b, k, t, frm, to, cap, fl)
+            if (not qs and _futile(st[p, F_FUTILE], st[p, F_ALPHA], st[p, F_TRIED], order[p, i])
+                    and not may_capture(cw, cb, ck, ct, V)):
+                # Futility: a late quiet move that offers no capture cannot lift this node
+                # to alpha (one that does may be a shot: it is searched).
+                st[p, F_BEST] = max(st[p, F_BEST], st[p, F_FUTILE])
+                continue
             q = p + 1
             ckey = move_key(st[p, F_KEY], k, t, frm, to, cap, fl & FLAG_PROMOTE, Z)
             st[q, F_W], st[q, F_B], st[q, F_K], st[q, F_T], st[q, F_KEY] = cw, cb, ck, ct, ckey

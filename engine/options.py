@@ -140,7 +140,8 @@ OPTIONS: tuple[Option, ...] = (
          "(0: the one-or-two-ply rule of lmr-two-moves)", kernel=True),
     _int("futility", 0, 0, 5000, "futility pruning: at a null-window node of at most "
          "futility-depth plies whose static evaluation plus this many hundredths a ply is at "
-         "most alpha, the late quiet moves are not searched (0: off)", kernel=True),
+         "most alpha, the late quiet moves that offer the opponent no capture are not searched "
+         "(0: off)", kernel=True),
     _int("futility-depth", 1, 1, 8, "futility pruning up to this depth", kernel=True),
     _bool("history-malus", False, "at a cut, the quiet moves searched before the refutation "
           "lose history (as Scan's bad moves)", kernel=True),

@@ -172,6 +172,22 @@ def test_multi_captures_by_kings_are_covered():
     assert big_king_captures >= 20 and majority >= 100, (big_king_captures, majority)
 
 
+def test_may_capture_is_the_slow_rules_capture_test_where_men_alone_can_capture():
+    # engine.movegen.may_capture (futility pruning's test of a move that offers a capture):
+    # against the slow twin's legal moves for either side, exact where that side has no king,
+    # True where it has one.
+    seen = {True: 0, False: 0}
+    for pos in sample(seed=77, scale=0.2):
+        board = slow_board(pos)
+        for turn, name in ((WHITE, "W"), (BLACK, "B")):
+            has = any(m[2] for m in slow_rules.legal_moves(board, name))
+            fast = mg.may_capture(pos.white, pos.black, pos.kings, turn, V.table)
+            own = pos.white if turn == WHITE else pos.black
+            assert fast == (has or own & pos.kings != 0), (pos_to_fen(pos), name)
+            seen[has] += 1
+    assert seen[True] > 300 and seen[False] > 300, seen
+
+
 def test_known_duplicate_ring_capture_is_one_move():
     # A white man on 38 can take 32, 22, 23 and 33 round the ring either way and end on
     # 38: the same from, to and captured set, so one move (rules.md §1.2).
