@@ -261,21 +261,17 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 continue
             moves = buf[p]
             if d <= 0:
-                # Step 6. Quiescence: only the pending captures are searched, else a leaf
-                # (with qs-threats, a first quiescence node the opponent threatens to capture
-                # from is searched a ply: Step 7 on).
+                # Step 6. Quiescence: the pending captures, else a leaf (qs-threats: a first
+                # quiescence node the opponent threatens to capture from gets a ply, Step 7 on).
                 n = generate_captures(w, b, k, t, V, S, moves, state)
                 if n == 0 and d == 0 and knobs.qs_threats and _threatened(p, w, b, k, t, V, S,
                                                                           buf, state):
-                    d = 1
-                    st[p, F_DEPTH] = 1
+                    d = st[p, F_DEPTH] = 1
             if d <= 0:
                 if n == 0:
                     v = _leaf(p, st, V, T, W, knobs, ctl, evals)
                     continue
-                st[p, F_QS], st[p, F_TTMOVE] = 1, -1
-                for j in range(n):
-                    order[p, j] = 0
+                st[p, F_QS], st[p, F_TTMOVE] = 1, -1     # (captures only: not ordered)
             else:
                 st[p, F_QS] = 0
                 # Step 7. Transposition table: a cut, or the move to try first.
@@ -295,10 +291,9 @@ def search_root(work, shared, tables, depth, alpha, beta):
                     st[p, F_DEPTH] = d + 1   # a forced move costs no depth
                 _order(p, n, k, t, ttmove, moves, order, killers, hist,
                        _counter_move(p, t, st, buf, hist, knobs))
-                st[p, F_FUTILE] = INF
-                if _futility_due(p, d, alpha, beta, moves[0, 2], knobs):
-                    st[p, F_FUTILE] = (_static(p, st, V, T, W, knobs, ctl, evals)
-                                       + knobs.futility * d)
+                st[p, F_FUTILE] = (_static(p, st, V, T, W, knobs, ctl, evals) + knobs.futility
+                                   * d if _futility_due(p, d, alpha, beta, moves[0, 2], knobs)
+                                   else INF)
             st[p, F_N], st[p, F_I], st[p, F_TRIED] = n, 0, 0
             st[p, F_BEST], st[p, F_BESTI], st[p, F_ALPHA0] = -INF, -1, alpha
             mode = STEP
@@ -306,10 +301,9 @@ def search_root(work, shared, tables, depth, alpha, beta):
             # Step 9. Make the next move and enter the child with its window (PVS, LMR).
             i, n, qs = st[p, F_I], st[p, F_N], st[p, F_QS] != 0
             if i >= n:                # every move searched: the node's value is its best
-                v = st[p, F_BEST]
+                v, mode = st[p, F_BEST], RETURN
                 if not qs and (p > 0 or P[P_EXCLUDED] == 0):
                     _store(st, p, tt_keys, tt_data, buf, knobs.age)
-                mode = RETURN
                 continue
             moves = buf[p]
             if not qs:
@@ -318,10 +312,8 @@ def search_root(work, shared, tables, depth, alpha, beta):
             frm, to, cap, fl = moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3]
             w, b, k, t = st[p, F_W], st[p, F_B], st[p, F_K], st[p, F_T]
             cw, cb, ck, ct = make(w, b, k, t, frm, to, cap, fl)
-            if (not qs and _futile(st[p, F_FUTILE], st[p, F_ALPHA], st[p, F_TRIED], order[p, i])
-                    and not may_capture(cw, cb, ck, ct, V)):
-                # Futility: a late quiet move that offers no capture cannot lift this node
-                # to alpha (one that does may be a shot: it is searched).
+            if not qs and _futile(st[p, F_FUTILE], st[p, F_ALPHA], st[p, F_TRIED], order[p, i],
+                                  cw, cb, ck, ct, V):
                 st[p, F_BEST] = max(st[p, F_BEST], st[p, F_FUTILE])
                 continue
             q = p + 1
@@ -335,12 +327,10 @@ def search_root(work, shared, tables, depth, alpha, beta):
             (st[q, F_REV], st[q, F_EG], st[q, F_ROAD],
              st[q, F_STABLE]) = advance(st[p, F_REV], st[p, F_EG], st[p, F_ROAD],
                                         st[p, F_STABLE], w, b, k, t, cw, cb, ck, V)
-            tried = st[p, F_TRIED]
-            st[p, F_TRIED] = tried + 1
-            reducible = cap == 0 and order[p, i] < knobs.lmr_below
-            (st[p, F_PHASE], st[q, F_ALPHA], st[q, F_BETA],
-             st[q, F_DEPTH]) = _child_window(p, st[p, F_ALPHA], st[p, F_BETA], st[p, F_DEPTH],
-                                             tried, qs, reducible, knobs)
+            tried, st[p, F_TRIED] = st[p, F_TRIED], st[p, F_TRIED] + 1
+            (st[p, F_PHASE], st[q, F_ALPHA], st[q, F_BETA], st[q, F_DEPTH]) = _child_window(
+                p, st[p, F_ALPHA], st[p, F_BETA], st[p, F_DEPTH], tried, qs,
+                cap == 0 and order[p, i] < knobs.lmr_below, knobs)
             p, mode = q, ENTER
         else:
             # Step 10. Return: verification, re-search, best move and PV, cut, TT store.
@@ -413,7 +403,8 @@ def _knobs(P, V, W):
     lmr_below = S_PROMOTE if P[P_LMR_KILLERS] != 0 else S_KILLER2
     return Knobs(P[P_AGE], threshold and not verified, verified, max(P[P_INTERVAL], 1),
                  P[P_LMR_DEPTH], P[P_LMR_MOVES], P[P_LMR_PV_MOVES], P[P_LMR_TWO], lmr_below,
-                 P[P_LMR_LOG] / 100.0, P[P_FUTILITY], P[P_FUTILITY_DEPTH], goal, win_here, P[P_EGDB], P[P_EGDB_ROOT],
+                 P[P_LMR_LOG] / 100.0, P[P_FUTILITY], P[P_FUTILITY_DEPTH], goal, win_here,
+                 P[P_EGDB], P[P_EGDB_ROOT],
                  P[P_GATE] != 0, P[P_NESTED] != 0,
                  P[P_QS_THREATS] != 0, windows, windows and P[P_EVAL_CHECK] != 0,
                  P[P_EVAL_CACHE] != 0 and P[P_EVAL_CHECK] == 0, P[P_MALUS] != 0,
@@ -666,10 +657,13 @@ def _futility_due(p, d, alpha, beta, first_cap, knobs):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _futile(bound, alpha, tried, score):
-    """Step 9: a move not to search: a quiet move other than the TT move, a promotion or a
-    killer, after the first, at a node whose futility bound is at most alpha."""
-    return bound <= alpha and tried > 0 and score < S_KILLER2
+def _futile(bound, alpha, tried, score, cw, cb, ck, ct, V):
+    """Step 9: a move not to search (futility): a quiet move other than the TT move, a
+    promotion or a killer, after the first, at a node whose futility bound is at most
+    alpha, that offers the opponent (to move in ``cw, cb, ck, ct``) no capture: one that
+    does may be a shot, which the static evaluation cannot see."""
+    return (bound <= alpha and tried > 0 and score < S_KILLER2
+            and not may_capture(cw, cb, ck, ct, V))
 
 
 @njit(cache=True, nogil=True)
