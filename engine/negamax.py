@@ -291,9 +291,9 @@ def search_root(work, shared, tables, depth, alpha, beta):
                     st[p, F_DEPTH] = d + 1   # a forced move costs no depth
                 _order(p, n, k, t, ttmove, moves, order, killers, hist,
                        _counter_move(p, t, st, buf, hist, knobs))
-                st[p, F_FUTILE] = (_static(p, st, V, T, W, knobs, ctl, evals) + knobs.futility
-                                   * d if _futility_due(p, d, alpha, beta, moves[0, 2], knobs)
-                                   else INF)
+                due = _futility_due(p, d, alpha, beta, moves[0, 2], knobs)
+                st[p, F_FUTILE] = (_static(p, st, V, T, W, knobs, ctl, evals)
+                                   + knobs.futility * d) if due else INF
             st[p, F_N], st[p, F_I], st[p, F_TRIED] = n, 0, 0
             st[p, F_BEST], st[p, F_BESTI], st[p, F_ALPHA0] = -INF, -1, alpha
             mode = STEP
@@ -404,8 +404,7 @@ def _knobs(P, V, W):
     return Knobs(P[P_AGE], threshold and not verified, verified, max(P[P_INTERVAL], 1),
                  P[P_LMR_DEPTH], P[P_LMR_MOVES], P[P_LMR_PV_MOVES], P[P_LMR_TWO], lmr_below,
                  P[P_LMR_LOG] / 100.0, P[P_FUTILITY], P[P_FUTILITY_DEPTH], goal, win_here,
-                 P[P_EGDB], P[P_EGDB_ROOT],
-                 P[P_GATE] != 0, P[P_NESTED] != 0,
+                 P[P_EGDB], P[P_EGDB_ROOT], P[P_GATE] != 0, P[P_NESTED] != 0,
                  P[P_QS_THREATS] != 0, windows, windows and P[P_EVAL_CHECK] != 0,
                  P[P_EVAL_CACHE] != 0 and P[P_EVAL_CHECK] == 0, P[P_MALUS] != 0,
                  P[P_COUNTER] != 0)
