@@ -174,7 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eval", choices=("learned", "hand"), default="learned",
                    help="the evaluation that plays (default learned where weights exist)")
     p.add_argument("--weights", default=None, help="play with this weight file")
-    p.add_argument("--out", required=True, help="the .npz file to write")
+    p.add_argument("--out", required=True,
+                   help="the .npz file to write, or a directory: a resumable run, a file a chunk")
     p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="play the chunks of games as Ray tasks, on a local Ray instance or on "
                         "the cluster at ADDRESS; needs Ray: " + install_command("cluster"))
