@@ -24,6 +24,7 @@ the simulator's wrappers, which jitted code cannot take.
 """
 from __future__ import annotations
 
+import warnings
 from itertools import groupby
 
 import numpy as np
@@ -34,6 +35,15 @@ from .divide import Subtree, SubtreeCounter
 from .errors import NoGpu
 from .movegen import _PATHS, MAX_MOVES, STATE_SIZE, new_move_buffer, new_state
 from .position import start_position
+
+# numba-cuda 0.30 registers overloads of numpy names that numpy 2.5 removed (np.row_stack
+# at import, seen on a GPU machine with numba-cuda 0.30.4 and numpy 2.5.2): give them their
+# successors' functions so that the CUDA target loads.
+for _old, _new in (("row_stack", "vstack"), ("trapz", "trapezoid"), ("in1d", "isin")):
+    with warnings.catch_warnings():   # numpy 2.0-2.4 warn on their deprecated names
+        warnings.simplefilter("ignore")
+        if not hasattr(np, _old) and hasattr(np, _new):
+            setattr(np, _old, getattr(np, _new))
 
 try:
     from numba import cuda
@@ -139,8 +149,10 @@ def launch(rows: np.ndarray, depth: int, bulk: bool, paths: bool, variant,
     queue = cuda.to_device(np.zeros(1, dtype=np.int64))
     stop = cuda.to_device(np.zeros(1, dtype=np.int64))
     V, S = cuda.to_device(variant.table), cuda.to_device(variant.steps)
-    _COUNT_ROWS[-(-n // BLOCK), BLOCK](d_rows, depth, bool(bulk), int(paths), V, S, *scratch,
-                                      stop, queue, counts)
+    with warnings.catch_warnings():   # a small count's few blocks: numba warns on stderr
+        warnings.filterwarnings("ignore", message=".*under-utilization")
+        _COUNT_ROWS[-(-n // BLOCK), BLOCK](d_rows, depth, bool(bulk), int(paths), V, S,
+                                          *scratch, stop, queue, counts)
     out = counts.copy_to_host()
     if (out < 0).any():
         raise RuntimeError("a GPU walk stopped before its end")

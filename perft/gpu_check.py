@@ -8,7 +8,9 @@ in one run of under 8 minutes (``--budget``), and prints a table:
 * from the start, every capture path (the published "keep duplicates" counts): depth 1-12
   against the reference (12: 10,752,899,471, the issue's goal);
 * Woldouby's position: depth 1-15 against the reference, 10-13 against the CPU, timed on both;
-* from the start, merged, depth 13 against the CPU, timed on both.
+* from the start, merged, depth 13 against the CPU, timed on both;
+* every variant: 20 random positions, the GPU's divide against the CPU's (merged depth 5,
+  every capture path depth 4); ``--variants-only`` runs this part alone.
 
 Then, while time is left, the same depth-11 count (10 in ``--smoke``) on several numbers of
 GPU threads, for tuning.  A run whose time, foreseen from the depth before it, would not fit
@@ -20,18 +22,21 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import sys
 import time
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 
 import engine
-from engine import NoGpu, parse_position, start_position, warm_up
+from engine import (VARIANTS, NoGpu, get_variant, legal_moves, parse_position, play, pos_to_fen,
+                    start_position, warm_up)
 
 from .suite import count, load_reference
 
 BUDGET = 450              # seconds for the whole run (8 minutes, less a margin)
 CPU_PLIES = 3             # the CPU's split: enough subtrees for every core
+RANDOM = 20               # random positions of each variant, counted on both
 SWEEP = (8192, 16384, 32768, 65536, 131072)     # GPU threads tried, after the checks
 
 
@@ -166,6 +171,50 @@ def sweep(smoke: bool, clock: Clock, tally: dict[str, int]) -> None:
               f"{_rate(run.nodes, run.seconds):>10} M/s  {verdict}", flush=True)
 
 
+def random_positions(variant: str, n: int, seed: int) -> list[str]:
+    """FENs of ``n`` positions with moves, picked along random games (kings included)."""
+    rng = random.Random(seed)
+    fens: list[str] = []
+    while len(fens) < n:
+        pos = start_position(get_variant(variant))
+        for _ in range(rng.randrange(10, 90)):
+            moves = legal_moves(pos)
+            if not moves:
+                break
+            pos = play(pos, rng.choice(moves))
+        if legal_moves(pos):
+            fens.append(pos_to_fen(pos))
+    return fens
+
+
+def variants(smoke: bool, clock: Clock, tally: dict[str, int]) -> None:
+    """Every variant: random positions counted on the GPU and on the CPU (every core), the
+    whole divide compared, duplicates merged and every capture path."""
+    n, depths = (2, {False: 3, True: 2}) if smoke else (RANDOM, {False: 5, True: 4})
+    cores = os.cpu_count() or 1
+    counters = {paths: engine.gpu_counter(True, paths) for paths in (False, True)}
+    print(f"every variant, {n} random positions, GPU divide against the CPU's "
+          f"(merged depth {depths[False]}, every path depth {depths[True]}):", flush=True)
+    for seed, name in enumerate(VARIANTS):
+        if clock.left() < 10:
+            print(f"{name:<14} skipped: {clock.left():.0f} s left", flush=True)
+            tally["skipped"] += 1
+            continue
+        nodes, bad = 0, []
+        for fen in random_positions(name, n, 100 + seed):
+            pos = parse_position(fen, get_variant(name))
+            for paths, depth in depths.items():
+                gpu = count(pos, depth, True, paths=paths, count_subtrees=counters[paths])
+                cpu = count(pos, depth, True, paths=paths, threads=cores)
+                nodes += gpu.nodes
+                if (gpu.nodes, gpu.divide) != (cpu.nodes, cpu.divide):
+                    bad.append(f"{fen} depth {depth}{' paths' if paths else ''}: GPU "
+                               f"{gpu.nodes:,}, CPU {cpu.nodes:,}")
+        tally["mismatched" if bad else "ok"] += 1
+        print(f"{name:<14} {2 * n:>3} counts {nodes:>14,} nodes  "
+              + ("ok (CPU)" if not bad else "MISMATCH: " + "; ".join(bad[:3])), flush=True)
+
+
 def _versions() -> str:
     out = []
     for name in ("numba", "numba-cuda", "numpy"):
@@ -180,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m perft.gpu_check", description=__doc__.split("\n")[0])
     p.add_argument("--smoke", action="store_true", help="tiny depths under the CUDA simulator")
     p.add_argument("--budget", type=float, default=BUDGET, help="seconds for the whole run")
+    p.add_argument("--variants-only", action="store_true",
+                   help="only the random positions of every variant against the CPU")
     p.add_argument("--gpu-threads", type=int, default=None,
                    help="GPU threads per launch (default: as many as the device holds well)")
     args = p.parse_args(argv)
@@ -199,8 +250,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"GPU: {name}; CPU kernels ready in {counter_start - started:.1f} s, GPU kernel "
           f"compiled or loaded in {time.perf_counter() - counter_start:.1f} s", flush=True)
-    tally = check(plan(args.smoke), clock, args.gpu_threads)
-    sweep(args.smoke, clock, tally)
+    if args.variants_only:
+        tally = dict.fromkeys(("ok", "mismatched", "unchecked", "skipped"), 0)
+        variants(args.smoke, clock, tally)
+    else:
+        tally = check(plan(args.smoke), clock, args.gpu_threads)
+        variants(args.smoke, clock, tally)
+        sweep(args.smoke, clock, tally)
     print("checks: " + ", ".join(f"{n} {what}" for what, n in tally.items())
           + f"; {time.perf_counter() - started:.0f} s in all")
     return 1 if tally["mismatched"] else 0
