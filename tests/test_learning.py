@@ -120,7 +120,8 @@ def test_a_selfplay_run_directory_resumes_and_trains(tmp_path, capsys, monkeypat
     assert sorted(p.name for p in run.iterdir()) == ["chunk-0000000.npz", "chunk-0000001.npz",
                                                      "run.json"]
     first = (run / "chunk-0000000.npz").read_bytes()
-    (run / "chunk-0000001.npz").unlink()               # as if stopped during the second game
+    (run / "chunk-0000001.npz").unlink()               # as if stopped during the second game,
+    (run / "chunk-0000001.npz.123.tmp").write_bytes(b"half")   # in the middle of its write
     capsys.readouterr()
     assert cli(args + ["--games", "3"]) == 0           # plays games 1 and 2 only
     assert "from 2 chunks played now; 3 chunk files in all" in capsys.readouterr().out

@@ -301,7 +301,9 @@ class _Run:
             count=part["count"]))
 
     def count(self) -> int:
-        return sum(1 for name in os.listdir(self.dir) if name.startswith("chunk-"))
+        """Whole chunk files (a stopped write's leftover ``.tmp`` is not one)."""
+        return sum(1 for name in os.listdir(self.dir)
+                   if name.startswith("chunk-") and name.endswith(".npz"))
 
 
 def _atomic(path: str, write) -> None:
