@@ -429,7 +429,10 @@ def move_from_pdn(pos: Position, text: str) -> Move:
             # Also accept a Hub-style list of captured squares written in PDN.
             hub = find_move(pos, sq[0], sq[1], sq[2:], moves)
             fit = [hub] if hub is not None else []
-        same = fit
+        # Every landing square given (as move_to_pdn writes it) beats a path that only
+        # passes through them on a longer way.
+        whole = [m for m in fit if any(list(p[:-1]) == middle for p in capture_paths(pos, m))]
+        same = whole if len(whole) == 1 else fit
     if len(same) == 1:
         return same[0]
     if not same:

@@ -314,3 +314,13 @@ def test_pos_from_pieces_checks_like_the_fen_codec():
         pos_from_pieces({51: "w"}, WHITE)
     with pytest.raises(BadInput, match="bad piece"):
         pos_from_pieces({28: "x"}, WHITE)
+
+
+def test_a_capture_written_with_all_its_landings_is_not_ambiguous_with_a_longer_one():
+    """Russian: the king's d2xb4xd6xb8 and d2xb4xd6xf8xh6xf4xb8 share their start, end
+    and first landings; each as written by move_to_pdn reads back as itself."""
+    pos = parse_position("W:W21,26,27,29,31,32:B4,6,7,8,14,16,18,22", get_variant("russian"))
+    written = {move_to_pdn(pos, m): m for m in legal_moves(pos)}
+    assert {"d2xb4xd6xb8", "d2xb4xd6xf8xh6xf4xb8"} <= set(written)
+    for text, move in written.items():
+        assert move_from_pdn(pos, text) == move, text
