@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import subprocess
 import sys
 from pathlib import Path
@@ -19,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from engine import VARIANTS as ALL_VARIANTS
-from engine import (get_variant, legal_moves, move_to_hub, parse_position, perft, perft_divide,
-                    play, pos_to_fen, start_position)
+from engine import get_variant, legal_moves, move_to_hub, parse_position, perft, perft_divide
+from perft.gpu_check import random_positions
 from protocol.cli import main as cli
 
 HERE = Path(__file__).resolve().parent
@@ -28,22 +27,6 @@ ROOT = HERE.parent
 VARIANTS = ("international", "russian")
 VARIANTS_ALL = tuple(ALL_VARIANTS)
 RANDOM_POSITIONS = 20
-
-
-def random_positions(variant: str, n: int, seed: int) -> list[str]:
-    """FENs of ``n`` positions with moves, picked along random games (kings included)."""
-    rng = random.Random(seed)
-    fens = []
-    while len(fens) < n:
-        pos = start_position(get_variant(variant))
-        for ply in range(rng.randrange(10, 90)):
-            moves = legal_moves(pos)
-            if not moves:
-                break
-            pos = play(pos, rng.choice(moves))
-        if legal_moves(pos):
-            fens.append(pos_to_fen(pos))
-    return fens
 
 
 RANDOM = {v: random_positions(v, RANDOM_POSITIONS, seed) for seed, v in enumerate(VARIANTS)}
