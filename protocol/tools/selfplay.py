@@ -301,9 +301,12 @@ class _Run:
             count=part["count"]))
 
     def count(self) -> int:
-        """Whole chunk files (a stopped write's leftover ``.tmp`` is not one)."""
-        return sum(1 for name in os.listdir(self.dir)
-                   if name.startswith("chunk-") and name.endswith(".npz"))
+        return len(chunk_files(self.dir))
+
+
+def chunk_files(directory: str) -> list[str]:
+    """A run directory's whole chunk files, sorted (a stopped write's ``.tmp`` is not one)."""
+    return sorted(n for n in os.listdir(directory) if n.startswith("chunk-") and n.endswith(".npz"))
 
 
 def _atomic(path: str, write) -> None:

@@ -23,6 +23,7 @@ from engine import BadInput, get_variant
 from engine import Fit, eval_tables, expected_result, extract_features
 
 from ..about import summary
+from .selfplay import chunk_files
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,8 +53,7 @@ def _files(paths: list[str]) -> list[str]:
     files = []
     for path in paths:
         if os.path.isdir(path):
-            chunks = sorted(n for n in os.listdir(path) if n.startswith("chunk-")
-                            and n.endswith(".npz"))
+            chunks = chunk_files(path)
             if not chunks:
                 raise BadInput(f"{path} holds no self-play chunks")
             files += [os.path.join(path, n) for n in chunks]
