@@ -29,10 +29,13 @@ reader follows them, each a few lines or a helper:
  5. Threshold pruning, plain or verified (``_plain_depth``, ``_verify_first``).
  6. Quiescence: captures only, else a leaf.
  7. Transposition table (``_tt_verdict``).
- 8. Generate and order the moves (``_root_moves``, ``_order``).
- 9. Make the next move and set the child's window: PVS, LMR (``_child_window``).
-10. Return: the verification's verdict (``_refuted``), re-searches, the best move and
-    PV (``_new_best``), killers and history, the TT store (``_cut``).
+ 8. Generate and order the moves (``_root_moves``, ``_order``); a singular test of the
+    TT move (``_singular_due``, ``_singular_first``).
+ 9. Make the next move and set the child's window: PVS, LMR (``_child_window``); a
+    singular TT move a ply deeper.
+10. Return: the singular test's verdict (``_singular_verdict``), the verification's
+    (``_refuted``), re-searches, the best move and PV (``_new_best``), killers and
+    history, the TT store (``_cut``).
 
 The arrays travel as three records (:mod:`engine.records`: named tuples, which numba
 passes as one argument each): ``Tables``, the variant's and the evaluation's (read
@@ -103,6 +106,8 @@ P_EVAL_CHECK = kernel_slot("eval-check")        # debug: check the updated evalu
 P_EVAL_CACHE = kernel_slot("eval-cache")        # keep recent static evaluations
 P_MALUS = kernel_slot("history-malus")          # moves searched before a cut lose history
 P_COUNTER = kernel_slot("counter-moves")        # counter-moves ordered after the killers
+P_SINGULAR = kernel_slot("singular-depth")      # singular extensions from this depth, 0 = off
+P_SINGULAR_MARGIN = kernel_slot("singular-margin")
 P_LO, P_HI, P_AGE, P_BARRED, P_EGDB, P_EGDB_ROOT, P_EGDB_FILTER, P_EXCLUDED = range(
     len(KERNEL_OPTIONS), len(KERNEL_OPTIONS) + 8)
 MAX_EXCLUDED = 8
@@ -115,16 +120,20 @@ VERIFY_SHARE = 4         # ... confirmed by a search to VERIFY_SHARE / 10 of the
 # (F_REV, F_EG, F_ROAD, F_STABLE: the draw-rule counters of engine.drawrules)
 (F_W, F_B, F_K, F_T, F_KEY, F_REV, F_EG, F_ROAD, F_STABLE, F_ALPHA, F_BETA, F_DEPTH, F_ALPHA0,
  F_BEST, F_BESTI, F_N, F_I, F_CUR, F_PHASE, F_TRIED, F_QS, F_TTMOVE,
- F_VERIFY, F_OLD_ALPHA, F_OLD_BETA, F_OLD_DEPTH, F_INSIDE, F_WINDOWS, F_FUTILE) = range(29)
-NF = 29
+ F_VERIFY, F_OLD_ALPHA, F_OLD_BETA, F_OLD_DEPTH, F_INSIDE, F_WINDOWS, F_FUTILE,
+ F_SING, F_SING_ALPHA, F_SING_BETA, F_SING_DEPTH) = range(33)
+NF = 33
 # F_VERIFY: a verified threshold cut in progress (above beta, below alpha), or tried and refuted
 # F_INSIDE: the node is inside a verification search (some ancestor's F_VERIFY is in progress)
 # F_WINDOWS: the pattern windows' sum of the node's position, updated move by move
 # (engine.eval.windows_after; the windows' indices in the workspace's ``windows[ply]``)
 # F_FUTILE: the node's futility bound (static evaluation + margin); its late quiet moves are
 # skipped while it is at most alpha (INF: no futility pruning at this node)
+# F_SING: the node's singular test (its moves but the TT move, searched shallower below the
+# TT score: F_SING_* keep the node's own window and depth meanwhile), then its verdict
 VF_NONE, VF_ABOVE, VF_BELOW, VF_REFUTED = 0, 1, 2, 3
 PH_FULL, PH_NULL, PH_REDUCED = 0, 1, 2
+SG_NONE, SG_TEST, SG_EXTEND, SG_PLAIN = 0, 1, 2, 3   # F_SING: none, testing, singular, not
 ENTER, STEP, RETURN, DONE = 0, 1, 2, 3    # the loop's modes; DONE: the root has returned
 
 HIST_MAX = 1 << 20
@@ -159,6 +168,8 @@ class Knobs(NamedTuple):
     cache: bool               # recent static evaluations kept (eval-cache)
     malus: bool               # history-malus
     counter: bool             # counter-moves
+    singular: int             # singular-depth (0: off)
+    singular_margin: int      # singular-margin: hundredths a ply of depth
 
 
 RULE_NONE, RULE_DRAW, RULE_NO_MOVE = 0, 1, 2
@@ -294,6 +305,8 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 due = _futility_due(p, d, alpha, beta, moves[0, 2], knobs)
                 st[p, F_FUTILE] = (_static(p, st, V, T, W, knobs, ctl, evals)
                                    + knobs.futility * d) if due else INF
+                if _singular_due(p, d, n, entry, st[p, F_VERIFY], st[p, F_SING], knobs):
+                    alpha = _singular_first(p, d, entry, st, knobs)
             st[p, F_N], st[p, F_I], st[p, F_TRIED] = n, 0, 0
             st[p, F_BEST], st[p, F_BESTI], st[p, F_ALPHA0] = -INF, -1, alpha
             mode = STEP
@@ -302,13 +315,15 @@ def search_root(work, shared, tables, depth, alpha, beta):
             i, n, qs = st[p, F_I], st[p, F_N], st[p, F_QS] != 0
             if i >= n:                # every move searched: the node's value is its best
                 v, mode = st[p, F_BEST], RETURN
-                if not qs and (p > 0 or P[P_EXCLUDED] == 0):
+                if not qs and (p > 0 or P[P_EXCLUDED] == 0) and st[p, F_SING] != SG_TEST:
                     _store(st, p, tt_keys, tt_data, buf, knobs.age)
                 continue
             moves = buf[p]
             if not qs:
                 _bring_best_forward(p, i, n, moves, order)
             st[p, F_I], st[p, F_CUR] = i + 1, i
+            if not qs and st[p, F_SING] == SG_TEST and order[p, i] == S_TT:
+                continue              # the singular test leaves the TT move out
             frm, to, cap, fl = moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3]
             w, b, k, t = st[p, F_W], st[p, F_B], st[p, F_K], st[p, F_T]
             cw, cb, ck, ct = make(w, b, k, t, frm, to, cap, fl)
@@ -331,9 +346,17 @@ def search_root(work, shared, tables, depth, alpha, beta):
             (st[p, F_PHASE], st[q, F_ALPHA], st[q, F_BETA], st[q, F_DEPTH]) = _child_window(
                 p, st[p, F_ALPHA], st[p, F_BETA], st[p, F_DEPTH], tried, qs,
                 cap == 0 and order[p, i] < knobs.lmr_below, knobs)
+            if not qs and st[p, F_SING] == SG_EXTEND and order[p, i] == S_TT:
+                st[q, F_DEPTH] += 1   # a singular TT move is searched a ply deeper
             p, mode = q, ENTER
         else:
-            # Step 10. Return: verification, re-search, best move and PV, cut, TT store.
+            # Step 10. Return: the singular test's verdict, verification, re-search, best
+            # move and PV, cut, TT store.
+            if st[p, F_SING] == SG_TEST:
+                _singular_verdict(p, v, st)
+                mode = STEP           # the node's moves again, the TT move first
+                continue
+            st[p, F_SING] = SG_NONE
             check, st[p, F_VERIFY] = st[p, F_VERIFY], VF_NONE
             if (check == VF_ABOVE or check == VF_BELOW) and _refuted(p, v, check, st):
                 mode = ENTER          # the verification failed: search the node in full
@@ -352,7 +375,8 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 continue
             mode = STEP
             if v > st[p, F_BEST] and _new_best(p, v, alpha, beta, st, buf, pv, pvlen, ctl):
-                if st[p, F_QS] == 0:  # a cut: a quiet move earns killer and history; store
+                if st[p, F_QS] == 0 and st[p, F_SING] != SG_TEST:
+                    # a cut: a quiet move earns killer and history; store
                     _cut(p, st, buf, killers, hist, tt_keys, tt_data, knobs)
                 mode = RETURN
     ctl[C_NODES] = nodes
@@ -368,6 +392,7 @@ def _begin(st, ctl, P, V, T, W, win, depth, alpha, beta):
     st[0, F_ALPHA], st[0, F_BETA], st[0, F_DEPTH] = alpha, beta, depth
     for j in range(MAX_PLY):
         st[j, F_VERIFY] = VF_NONE
+        st[j, F_SING] = SG_NONE
     st[0, F_INSIDE] = 0
     if knobs.windows:
         st[0, F_WINDOWS] = window_sum(st[0, F_W] & ~st[0, F_K], st[0, F_B] & ~st[0, F_K],
@@ -407,7 +432,7 @@ def _knobs(P, V, W):
                  P[P_EGDB], P[P_EGDB_ROOT], P[P_GATE] != 0, P[P_NESTED] != 0,
                  P[P_QS_THREATS] != 0, windows, windows and P[P_EVAL_CHECK] != 0,
                  P[P_EVAL_CACHE] != 0 and P[P_EVAL_CHECK] == 0, P[P_MALUS] != 0,
-                 P[P_COUNTER] != 0)
+                 P[P_COUNTER] != 0, P[P_SINGULAR], P[P_SINGULAR_MARGIN])
 
 
 # The helpers the loop calls for every node or move take and return numbers only: an
@@ -676,6 +701,47 @@ def _refuted(p, v, check, st):
     st[p, F_ALPHA], st[p, F_BETA] = st[p, F_OLD_ALPHA], st[p, F_OLD_BETA]
     st[p, F_DEPTH] = st[p, F_OLD_DEPTH]
     return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _singular_due(p, d, n, entry, verify, sing, knobs):
+    """Step 8: the node's TT move is tested for a singular extension (``singular-depth``):
+    below the root, deep enough, more than one move, not in a verification search of its
+    own nor tested already, and a TT entry at most 3 plies shallower whose score, away from
+    mates, is a lower bound or exact."""
+    if not knobs.singular or d < knobs.singular or p == 0 or n < 2 or entry == 0:
+        return False
+    if sing != SG_NONE or verify == VF_ABOVE or verify == VF_BELOW or p >= MAX_PLY - 2:
+        return False
+    bound = tt.entry_bound(entry)
+    s = tt.entry_score(entry)
+    return (tt.entry_depth(entry) >= d - 3 and bound != tt.BOUND_UPPER
+            and -WIN_BOUND < s < WIN_BOUND)
+
+
+@njit(cache=True, nogil=True)
+def _singular_first(p, d, entry, st, knobs):
+    """Step 8, singular test: the node's other moves are searched first to half its depth
+    with a null window just below the TT score less the margin (Step 9 skips the TT move;
+    Step 10 judges the test and searches the node again).  Returns the test's alpha."""
+    st[p, F_SING] = SG_TEST
+    st[p, F_SING_ALPHA], st[p, F_SING_BETA] = st[p, F_ALPHA], st[p, F_BETA]
+    st[p, F_SING_DEPTH] = st[p, F_DEPTH]
+    bar = tt.entry_score(entry) - knobs.singular_margin * d
+    st[p, F_ALPHA], st[p, F_BETA], st[p, F_DEPTH] = bar - 1, bar, (d - 1) // 2
+    return bar - 1
+
+
+@njit(cache=True, nogil=True)
+def _singular_verdict(p, v, st):
+    """Step 10: every other move failed below the bar (``v`` under the test's beta): the
+    TT move is singular and gets a ply more; either way the node's window and depth come
+    back and its move loop starts again."""
+    st[p, F_SING] = SG_EXTEND if v < st[p, F_BETA] else SG_PLAIN
+    st[p, F_ALPHA], st[p, F_BETA] = st[p, F_SING_ALPHA], st[p, F_SING_BETA]
+    st[p, F_DEPTH] = st[p, F_SING_DEPTH]
+    st[p, F_I], st[p, F_TRIED] = 0, 0
+    st[p, F_BEST], st[p, F_BESTI], st[p, F_ALPHA0] = -INF, -1, st[p, F_ALPHA]
 
 
 @njit(cache=True, nogil=True)

@@ -147,6 +147,11 @@ OPTIONS: tuple[Option, ...] = (
           "lose history (as Scan's bad moves)", kernel=True),
     _bool("counter-moves", False, "a quiet move that refuted the opponent's last move is "
           "tried after the killers when that move comes again", kernel=True),
+    _int("singular-depth", 0, 0, 64, "singular extensions from this depth (0: off): where "
+         "every other move, searched to half the depth, falls short of the TT move's score less "
+         "singular-margin a ply, the TT move is searched a ply deeper", kernel=True),
+    _int("singular-margin", 4, 0, 1000, "singular extensions: the margin below the TT score, "
+         "hundredths of a man a ply of depth", kernel=True),
     _bool("eval-cache", False, "the search keeps the static evaluations of recent positions in "
           "a small table of its own (65,536 entries a thread)", kernel=True),
     _bool("eval-check", False, "debug: the search checks every evaluation it updates move "

@@ -299,7 +299,8 @@ def test_finds_the_shot_with_exact_mate_distance(searcher, fen):
 
 NEW_SWITCHES = [{"qs-threats": "true"}, {"threshold-gate": "false", "threshold-nested": "false"},
                 {"history-malus": "true", "counter-moves": "true"}, {"eval-cache": "true"},
-                {"lmr-log": "130"}, {"futility": "50", "futility-depth": "2"}]
+                {"lmr-log": "130"}, {"futility": "50", "futility-depth": "2"},
+                {"singular-depth": "4", "singular-margin": "2"}]
 
 
 @pytest.mark.parametrize("switches", NEW_SWITCHES)
@@ -499,7 +500,7 @@ def test_options_are_validated():
                      "threshold-gate", "threshold-nested", "qs-threats", "lmr-depth",
                      "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "lmr-log", "futility",
                      "futility-depth", "history-malus",
-                     "counter-moves", "eval-cache", "eval-check", "time-horizon", "book",
+                     "counter-moves", "singular-depth", "singular-margin", "eval-cache", "eval-check", "time-horizon", "book",
                      "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
     assert s.set_option("egdb-size", "0") and s.settings.egdb_size == 0
     assert not s.set_option("egdb-size", "8") and not s.set_option("egdb-size", "-1")
@@ -756,6 +757,31 @@ def test_the_evaluation_updated_move_by_move_equals_the_full_one_on_every_node(n
         ctl[nm.C_CHECKED] = ctl[nm.C_WRONG] = 0
         s.search(pos, [], Limits(depth=5))
         assert ctl[nm.C_WRONG] == 0, pos
+        checked += int(ctl[nm.C_CHECKED])
+    assert checked > 3000
+
+
+def test_singular_extensions_keep_the_updated_evaluation_right_and_the_move_legal():
+    # The singular test searches a node's moves twice (Step 10 starts its move loop again):
+    # the pattern windows of its children must still be those of their positions.
+    from engine import negamax as nm
+    rng = random.Random("singular")
+    s = Searcher(16)
+    for name, value in {"book": "false", "eval-check": "true", "singular-depth": "3"}.items():
+        assert s.set_option(name, value)
+    checked = 0
+    for _ in range(6):
+        pos = start_position()
+        for _ in range(rng.randrange(4, 40)):
+            pos = play(pos, rng.choice(legal_moves(pos)))
+        if not legal_moves(pos):
+            continue
+        s.new_game()
+        ctl = s.driver.work.ctl
+        ctl[nm.C_CHECKED] = ctl[nm.C_WRONG] = 0
+        r = s.search(pos, [], Limits(depth=8))
+        assert ctl[nm.C_WRONG] == 0, pos
+        assert r.move in legal_moves(pos)
         checked += int(ctl[nm.C_CHECKED])
     assert checked > 3000
 
