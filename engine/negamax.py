@@ -352,8 +352,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
         else:
             # Step 10. Return: the singular test's verdict, verification, re-search, best
             # move and PV, cut, TT store.
-            if st[p, F_SING] == SG_TEST:
-                _singular_verdict(p, v, st)
+            if st[p, F_SING] == SG_TEST and not _singular_verdict(p, v, st):
                 mode = STEP           # the node's moves again, the TT move first
                 continue
             st[p, F_SING] = SG_NONE
@@ -736,12 +735,18 @@ def _singular_first(p, d, entry, st, knobs):
 def _singular_verdict(p, v, st):
     """Step 10: every other move failed below the bar (``v`` under the test's beta): the
     TT move is singular and gets a ply more; either way the node's window and depth come
-    back and its move loop starts again."""
-    st[p, F_SING] = SG_EXTEND if v < st[p, F_BETA] else SG_PLAIN
+    back and its move loop starts again (returns False).  Multi-cut: where another move
+    reached the bar and the bar is at least the node's beta, two moves beat beta and the
+    node returns ``v`` at once (True; not stored: its moves were not all searched)."""
+    bar = st[p, F_BETA]
+    st[p, F_SING] = SG_EXTEND if v < bar else SG_PLAIN
     st[p, F_ALPHA], st[p, F_BETA] = st[p, F_SING_ALPHA], st[p, F_SING_BETA]
     st[p, F_DEPTH] = st[p, F_SING_DEPTH]
+    if v >= bar >= st[p, F_BETA]:
+        return True
     st[p, F_I], st[p, F_TRIED] = 0, 0
     st[p, F_BEST], st[p, F_BESTI], st[p, F_ALPHA0] = -INF, -1, st[p, F_ALPHA]
+    return False
 
 
 @njit(cache=True, nogil=True)

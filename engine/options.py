@@ -149,7 +149,8 @@ OPTIONS: tuple[Option, ...] = (
           "tried after the killers when that move comes again", kernel=True),
     _int("singular-depth", 0, 0, 64, "singular extensions from this depth (0: off): where "
          "every other move, searched to half the depth, falls short of the TT move's score less "
-         "singular-margin a ply, the TT move is searched a ply deeper", kernel=True),
+         "singular-margin a ply, the TT move is searched a ply deeper; where one reaches it and "
+         "that bar is at least beta, the node is cut (multi-cut)", kernel=True),
     _int("singular-margin", 4, 0, 1000, "singular extensions: the margin below the TT score, "
          "hundredths of a man a ply of depth", kernel=True),
     _bool("eval-cache", False, "the search keeps the static evaluations of recent positions in "
