@@ -17,6 +17,7 @@ COMMANDS = {
     "bench": ("protocol.tools.bench", "search a fixed set of positions; prints the node signature"),
     "match": ("protocol.tools.match.cli", "play a match between two engines"),
     "tournament": ("protocol.tools.match.tournament", "round robin or gauntlet of many engines, resumable"),
+    "story": ("protocol.tools.match.story", "where a match's games were decided: material by ply, from PDN"),
     "tune": ("protocol.tools.match.tune", "tune search options by SPSA from self-play mini-matches, resumable"),
     "selfplay": ("protocol.tools.selfplay", "play Rafle against itself for training positions"),
     "train": ("protocol.tools.train", "fit the learned evaluation to self-play positions"),
