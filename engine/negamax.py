@@ -284,13 +284,11 @@ def search_root(work, shared, tables, depth, alpha, beta):
                     continue
                 st[p, F_QS], st[p, F_TTMOVE] = 1, -1     # (captures only: not ordered)
             else:
-                st[p, F_QS] = 0
                 # Step 7. Transposition table: a cut, or the move to try first.
                 entry = tt.probe(tt_keys, tt_data, st[p, F_KEY])
                 cut, v, ttmove = _tt_verdict(entry, p, d, alpha, beta, v)
                 if cut:
                     continue
-                st[p, F_TTMOVE] = ttmove
                 # Step 8. Generate and order the moves.
                 n = generate(w, b, k, t, V, S, moves, state)
                 if p == 0:
@@ -298,15 +296,8 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 if n == 0:
                     v = _no_move_value(p, knobs.goal)
                     continue
-                if n == 1 and p > 0:
-                    st[p, F_DEPTH] = d + 1   # a forced move costs no depth
-                _order(p, n, k, t, ttmove, moves, order, killers, hist,
-                       _counter_move(p, t, st, buf, hist, knobs))
-                due = _futility_due(p, d, alpha, beta, moves[0, 2], knobs)
-                st[p, F_FUTILE] = (_static(p, st, V, T, W, knobs, ctl, evals)
-                                   + knobs.futility * d) if due else INF
-                if _singular_due(p, d, n, entry, st[p, F_VERIFY], st[p, F_SING], knobs):
-                    alpha = _singular_first(p, d, entry, st, knobs)
+                alpha = _prepare(p, d, n, alpha, beta, ttmove, entry, st, buf, order, killers,
+                                 hist, V, T, W, knobs, ctl, evals)
             st[p, F_N], st[p, F_I], st[p, F_TRIED] = n, 0, 0
             st[p, F_BEST], st[p, F_BESTI], st[p, F_ALPHA0] = -INF, -1, alpha
             mode = STEP
@@ -350,13 +341,11 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 st[q, F_DEPTH] += 1   # a singular TT move is searched a ply deeper
             p, mode = q, ENTER
         else:
-            # Step 10. Return: the singular test's verdict, verification, re-search, best
-            # move and PV, cut, TT store.
+            # Step 10. Return: singular verdict, verification, re-search, best move, cut, store.
             if st[p, F_SING] == SG_TEST and not _singular_verdict(p, v, st):
                 mode = STEP           # the node's moves again, the TT move first
                 continue
-            st[p, F_SING] = SG_NONE
-            check, st[p, F_VERIFY] = st[p, F_VERIFY], VF_NONE
+            check, st[p, F_VERIFY], st[p, F_SING] = st[p, F_VERIFY], VF_NONE, SG_NONE
             if (check == VF_ABOVE or check == VF_BELOW) and _refuted(p, v, check, st):
                 mode = ENTER          # the verification failed: search the node in full
                 continue
@@ -374,8 +363,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 continue
             mode = STEP
             if v > st[p, F_BEST] and _new_best(p, v, alpha, beta, st, buf, pv, pvlen, ctl):
-                if st[p, F_QS] == 0 and st[p, F_SING] != SG_TEST:
-                    # a cut: a quiet move earns killer and history; store
+                if st[p, F_QS] == 0 and st[p, F_SING] != SG_TEST:  # killer, history, store
                     _cut(p, st, buf, killers, hist, tt_keys, tt_data, knobs)
                 mode = RETURN
     ctl[C_NODES] = nodes
@@ -397,6 +385,27 @@ def _begin(st, ctl, P, V, T, W, win, depth, alpha, beta):
         st[0, F_WINDOWS] = window_sum(st[0, F_W] & ~st[0, F_K], st[0, F_B] & ~st[0, F_K],
                                       V[V_WIDTH], T, W, win[0])
     return knobs
+
+
+@njit(cache=True, nogil=True)
+def _prepare(p, d, n, alpha, beta, ttmove, entry, st, buf, order, killers, hist, V, T, W,
+             knobs, ctl, evals):
+    """Step 8, once the node's ``n`` moves are generated: a full-width node; a forced move
+    costs no depth; the moves' ordering scores; the futility bound; a singular test of the
+    TT move.  Returns the alpha its moves are searched with (the singular test's, if one
+    starts)."""
+    k, t = st[p, F_K], st[p, F_T]
+    st[p, F_QS], st[p, F_TTMOVE] = 0, ttmove
+    if n == 1 and p > 0:
+        st[p, F_DEPTH] = d + 1
+    _order(p, n, k, t, ttmove, buf[p], order, killers, hist,
+           _counter_move(p, t, st, buf, hist, knobs))
+    due = _futility_due(p, d, alpha, beta, buf[p, 0, 2], knobs)
+    st[p, F_FUTILE] = (_static(p, st, V, T, W, knobs, ctl, evals)
+                       + knobs.futility * d) if due else INF
+    if _singular_due(p, d, n, entry, st[p, F_VERIFY], st[p, F_SING], knobs):
+        return _singular_first(p, d, entry, st, knobs)
+    return alpha
 
 
 @njit(cache=True, nogil=True)
