@@ -20,7 +20,7 @@ import statistics
 import sys
 from dataclasses import asdict, dataclass
 
-from engine import BadInput, Limits, Searcher, legal_moves, play, read_pdn
+from engine import BLACK, WHITE, BadInput, Limits, Searcher, legal_moves, play, read_pdn
 
 from ...about import summary as doc_summary
 
@@ -48,10 +48,9 @@ class Story:
 
 def material(pos, white: bool) -> int:
     """Material of the side ``white`` less the other's (a man 1, a king KING)."""
-    mine, theirs = (pos.white, pos.black) if white else (pos.black, pos.white)
-    k = pos.kings
-    return (bin(mine & ~k).count("1") + KING * bin(mine & k).count("1")
-            - bin(theirs & ~k).count("1") - KING * bin(theirs & k).count("1"))
+    (wm, wk), (bm, bk) = pos.count(WHITE), pos.count(BLACK)
+    lead = wm + KING * wk - bm - KING * bk
+    return lead if white else -lead
 
 
 def tell(game, engine: str) -> Story | None:
