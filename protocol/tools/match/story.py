@@ -84,7 +84,7 @@ def slide(game, engine: str, searcher: Searcher, nodes: int, first: int) -> int 
     """The ply (of the engine's moves from ``first``) from which ``searcher``'s score of
     the engine's position stayed at or below SLIDE; None if it never did.  Forced moves
     are skipped (no search)."""
-    mine = 0 if game.tags.get("White") == engine else 1
+    mine = WHITE if game.tags.get("White") == engine else BLACK
     pos, scores = game.start, []
     for ply, move in enumerate(game.moves, 1):
         if pos.turn == mine and ply >= first and len(legal_moves(pos)) > 1:
