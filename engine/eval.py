@@ -40,8 +40,8 @@ from numba import njit
 
 from .bits import lsb_index, popcount
 from .movegen import king_quiet_count as _king_moves, man_free, man_steps, step
-from .patterns import (B3, B3R, MAX_SLOTS, NCONFIG, NDENSE, PHASE_ONE, SCALE, band, code, phase,
-                       row_bits, square_slots)
+from .patterns import (B3, B3R, FULL_BANDS, FULL_PER, MAX_SLOTS, NCONFIG, NDENSE, PHASE_ONE, SCALE,
+                       band, code, full_code, full_square_slots, phase, row_bits, square_slots)
 from .variants import (
     KG_BREAKTHROUGH, KG_LOSING, NDIRS, V_BOARD, V_FLYING_KING, V_GOAL, V_MAN_STEPS, V_WIDTH,
 )
@@ -92,6 +92,7 @@ T_LEFT = 21        # left half of the board (columns 0 .. width/2-1)
 T_DIAG = 22        # the long diagonal (46-5 on 10x10)
 T_FAR_W = 23       # White's far half (rows width/2 ..)
 T_FAR_B = 24
+T_FULL = 25        # 1 on the plain 8x8 board (Turkish): 2x4 windows (engine.patterns.full_code)
 T_CONE_W = 32      # +bit: squares ahead of a white man on bit, widening one column per row
 T_CONE_B = 96
 T_RANK = 160       # +bit: row number from the top (0 = row of square 1)
@@ -178,6 +179,8 @@ def _full_tables() -> np.ndarray:
         T[T_CONE_B + b] = ((1 << 64) - 1) & ~((1 << (width * (row + 1))) - 1)
     T[T_B3:T_B3 + 256] = B3
     T[T_B3R:T_B3R + 256] = B3R
+    T[T_FULL] = 1
+    T[T_SLOTS:] = full_square_slots().ravel()
     T = np.array([x - (1 << 64) if x >> 63 else x for x in map(int, T)], dtype=np.int64)
     T.flags.writeable = False
     return T
@@ -330,10 +333,18 @@ def window_sum(wm, bm, width, T, W, idx):
     """The windows' packed sum (``LEARNED_AT``) for White's men ``wm`` and Black's ``bm``,
     each window's index as White reads it written to ``idx`` (the search keeps them to
     update, :func:`windows_after`)."""
+    acc = 0
+    if T[T_FULL]:
+        for r0 in range(FULL_BANDS):
+            for k in range(FULL_PER):
+                u = r0 * FULL_PER + k
+                i = T[T_B3 + full_code(wm, r0, k)] + 2 * T[T_B3 + full_code(bm, r0, k)]
+                idx[u] = i
+                acc += W[LEARNED_AT + u * NCONFIG + i]
+        return acc
     half = width // 2
     mask = (1 << half) - 1
     per = half - 1
-    acc = 0
     for r0 in range(width - 3):
         rw = band(wm, T, T_ROWS, r0, mask)
         rb = band(bm, T, T_ROWS, r0, mask)
@@ -348,10 +359,16 @@ def window_sum(wm, bm, width, T, W, idx):
 @njit(cache=True, nogil=True)
 def _window_acc(wm, bm, width, T, W):
     """:func:`window_sum` without keeping the indices."""
+    acc = 0
+    if T[T_FULL]:
+        for r0 in range(FULL_BANDS):
+            for k in range(FULL_PER):
+                i = T[T_B3 + full_code(wm, r0, k)] + 2 * T[T_B3 + full_code(bm, r0, k)]
+                acc += W[LEARNED_AT + (r0 * FULL_PER + k) * NCONFIG + i]
+        return acc
     half = width // 2
     mask = (1 << half) - 1
     per = half - 1
-    acc = 0
     for r0 in range(width - 3):
         rw = band(wm, T, T_ROWS, r0, mask)
         rb = band(bm, T, T_ROWS, r0, mask)
@@ -411,7 +428,8 @@ def learned_score(acc, white, black, kings, turn, V, T, W):
     eg += deg + side * W[eg_d + TEMPO]
     ph = phase(white, black, W[LEARNED_START])
     score = _toward_zero(op * ph + eg * (PHASE_ONE - ph), PHASE_ONE * SCALE)
-    score = _drawish(score, white, black, kings, W)
+    if V[V_GOAL] != KG_LOSING:           # antidraughts has no drawish endings
+        score = _drawish(score, white, black, kings, W)
     return -score if turn else score
 
 
@@ -424,9 +442,9 @@ def _evaluate_learned(white, black, kings, turn, V, T, W):
 
 @njit(cache=True, nogil=True, inline="always")
 def uses_windows(V, W):
-    """The variant is evaluated with learned windows (not antidraughts, not breakthrough)."""
-    goal = V[V_GOAL]
-    return goal != KG_LOSING and goal != KG_BREAKTHROUGH and W.shape[0] > LEARNED and W[LEARNED] > 0
+    """The evaluation has learned windows (a weight file of the variant's board; every
+    goal: the fit learns antidraughts' and breakthrough's sense of the terms)."""
+    return W.shape[0] > LEARNED and W[LEARNED] > 0
 
 
 @njit(cache=True, nogil=True)

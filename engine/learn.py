@@ -25,9 +25,11 @@ import numpy as np
 from numba import njit
 
 from .bits import popcount
-from .eval import BACK, DRAW_DIV, MAN, ROW, T_B3, T_B3R, T_ROWS, TEMPO, WEIGHTS, hand_terms
+from .eval import (BACK, BT_MULT, DRAW_DIV, KING, MAN, MOB_KING, MOB_MAN, ROW, RUN_ROW, RUNAWAY,
+                   T_B3, T_B3R, T_ROWS, TEMPO, WEIGHTS, hand_terms)
 from .patterns import NCONFIG, NDENSE, PHASE_ONE, SCALE, layout, phase, window_indices, windows
-from .variants import V_WIDTH
+from .weights import start_pieces
+from .variants import GOAL_BREAKTHROUGH, GOAL_LOSING, GOAL_NORMAL, KG_LOSING, V_GOAL, V_WIDTH
 
 # Unit weights: hand_terms(..., UNIT, d * NDENSE, ...) is the count of term d alone.
 UNIT = np.eye(NDENSE, dtype=np.int64).ravel()
@@ -37,9 +39,20 @@ UNIT = np.eye(NDENSE, dtype=np.int64).ravel()
 FIXED = (ROW, BACK)
 
 
-def start_weights() -> np.ndarray:
-    """The hand weights of the dense terms in the fit's form (row 0 and back rank 0)."""
+def start_weights(goal: str = GOAL_NORMAL) -> np.ndarray:
+    """The hand evaluation of a variant of this goal as dense weights in the fit's form
+    (row 0 and back rank 0): antidraughts' ``-(material + mobility)``, breakthrough's
+    advancement and runaways ``BT_MULT`` times the normal game's."""
     w = WEIGHTS[:NDENSE].astype(np.float64)
+    if goal == GOAL_LOSING:
+        lose = np.zeros(NDENSE)
+        for d in (MAN, KING, MOB_MAN, MOB_KING):
+            lose[d] = -w[d]
+        return lose
+    if goal == GOAL_BREAKTHROUGH:
+        w[ROW:ROW + 10] *= BT_MULT
+        w[RUNAWAY] *= BT_MULT
+        w[RUN_ROW] *= BT_MULT
     c = w[ROW] + w[BACK]
     w[MAN] += c
     w[ROW + 1:ROW + 10] -= c
@@ -48,10 +61,11 @@ def start_weights() -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def _extract(white, black, kings, turn, V, T, nw, start, idx_w, idx_b, feats, ph, dd):
+def _extract(white, black, kings, turn, V, T, full, start, idx_w, idx_b, feats, ph, dd):
     for i in range(len(white)):
         w, b, k = white[i], black[i], kings[i]
-        window_indices(w & ~k, b & ~k, T, T_ROWS, T_B3, T_B3R, V[V_WIDTH], idx_w[i], idx_b[i])
+        window_indices(w & ~k, b & ~k, T, T_ROWS, T_B3, T_B3R, V[V_WIDTH], full, idx_w[i],
+                       idx_b[i])
         for d in range(TEMPO):
             feats[i, d] = hand_terms(w, b, k, V, T, UNIT, d * NDENSE, d * NDENSE, 1)[0]
         feats[i, TEMPO] = 1 if turn[i] == 0 else -1
@@ -59,16 +73,17 @@ def _extract(white, black, kings, turn, V, T, nw, start, idx_w, idx_b, feats, ph
             feats[i, d] = 0
         ph[i] = phase(w, b, start) / PHASE_ONE
         # The drawish endings (engine.eval._drawish): 1 if a score for White is cut down,
-        # 2 if a score for Black is.
-        dd[i] = ((1 if b & k and popcount(w) <= 3 else 0)
-                 | (2 if w & k and popcount(b) <= 3 else 0))
+        # 2 if a score for Black is; none in antidraughts.
+        if V[V_GOAL] != KG_LOSING:
+            dd[i] = ((1 if b & k and popcount(w) <= 3 else 0)
+                     | (2 if w & k and popcount(b) <= 3 else 0))
 
 
 def extract_features(white, black, kings, turn, variant, tables):
     """The features of each position: (White's window indices, Black's, dense terms,
     opening share, drawish-ending flags)."""
     n = len(white)
-    nw = windows(variant.width)
+    nw = windows(variant.width, variant.full_board)
     idx_w = np.zeros((n, nw), dtype=np.int32)
     idx_b = np.zeros((n, nw), dtype=np.int32)
     feats = np.zeros((n, NDENSE), dtype=np.float64)
@@ -76,7 +91,8 @@ def extract_features(white, black, kings, turn, variant, tables):
     dd = np.zeros(n, dtype=np.int8)
     _extract(np.asarray(white, np.int64), np.asarray(black, np.int64),
              np.asarray(kings, np.int64), np.asarray(turn, np.int64), variant.table, tables,
-             nw, 40 if variant.width == 10 else 24, idx_w, idx_b, feats, ph, dd)
+             variant.full_board, start_pieces(variant.width, variant.full_board), idx_w, idx_b,
+             feats, ph, dd)
     return idx_w, idx_b, feats, ph, dd
 
 
@@ -161,13 +177,23 @@ def _loss(idx_w, idx_b, feats, ph, dd, target, theta, eg_w, op_d, eg_d, k):
 class Fit:
     """The weights being fitted for one board width, in hundredths of a man (floats)."""
 
-    def __init__(self, width: int, k: float = 200.0, lr: float = 2.0, l2: float = 1e-4):
-        _, self.eg_w, self.op_d, self.eg_d, n = layout(width)
+    def __init__(self, width: int, k: float = 200.0, lr: float = 2.0, l2: float = 1e-4,
+                 goal: str = GOAL_NORMAL, init: np.ndarray | None = None, full: bool = False):
+        _, self.eg_w, self.op_d, self.eg_d, n = layout(width, full)
         self.width = width
         self.theta = np.zeros(n, dtype=np.float64)
-        # The start: the hand evaluation (its terms with its weights, empty windows).
-        self.theta[self.op_d:self.op_d + NDENSE] = start_weights()
-        self.theta[self.eg_d:self.eg_d + NDENSE] = start_weights()
+        if init is not None:
+            # The start: weights already fitted (a related variant's, same board).
+            if len(init) != n:
+                raise ValueError(f"{len(init)} starting weights, not the {n} of a "
+                                 f"{width}x{width} board")
+            self.theta[:] = np.asarray(init, dtype=np.float64) / SCALE
+            for d in FIXED:
+                self.theta[self.op_d + d] = self.theta[self.eg_d + d] = 0.0
+        else:
+            # The start: the hand evaluation (its terms with its weights, empty windows).
+            self.theta[self.op_d:self.op_d + NDENSE] = start_weights(goal)
+            self.theta[self.eg_d:self.eg_d + NDENSE] = start_weights(goal)
         self.g2 = np.zeros(n, dtype=np.float64)
         self.k, self.lr, self.l2 = float(k), float(lr), float(l2)
 

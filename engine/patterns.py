@@ -14,6 +14,10 @@ the windows of the squares whose men changed (:func:`square_slots`,
 ``engine.eval.windows_after``).  Kings count as empty squares
 in windows: they are material and dense terms of their own.
 
+Turkish draughts plays on all 64 squares (bit = row * 8 + column): its windows are
+2 rows by 4 columns, 8 squares too, starting at rows 0-6 and columns 0, 2, 4 (21
+windows, :func:`full_code`), numbered and turned the same way.
+
 Colour symmetry by construction: White's side of the score reads each window's
 weights with White's men as "own"; Black's side reads the same weights through the
 board turned 180 degrees (the opposite window, its code reversed, colours swapped).
@@ -39,20 +43,23 @@ from numba import njit
 from .bits import popcount
 
 NCONFIG = 6561                         # 3^8 contents of a window
+FULL_BANDS, FULL_PER = 7, 3            # the plain 8x8 board: 2x4 windows, rows 0-6, columns 0, 2, 4
 NDENSE = 24                            # the hand terms engine.eval.MAN .. TEMPO
 SCALE = 16
 PHASE_ONE = 256                        # phase: 256 with all start pieces, 0 with none
 
 
-def windows(width: int) -> int:
-    """The number of windows on a board of this width."""
+def windows(width: int, full: bool = False) -> int:
+    """The number of windows on a board of this width (``full``: the plain 8x8 board)."""
+    if full:
+        return FULL_BANDS * FULL_PER
     return (width - 3) * ((width - 4) // 2 + 1)
 
 
-def layout(width: int) -> tuple[int, int, int, int, int]:
+def layout(width: int, full: bool = False) -> tuple[int, int, int, int, int]:
     """Offsets of (opening windows, endgame windows, opening dense, endgame dense) in a
     weight block, and its size."""
-    nw = windows(width) * NCONFIG
+    nw = windows(width, full) * NCONFIG
     return 0, nw, 2 * nw, 2 * nw + NDENSE, 2 * nw + 2 * NDENSE
 
 
@@ -117,6 +124,31 @@ def square_slots(width: int) -> np.ndarray:
     return out
 
 
+def full_square_slots() -> np.ndarray:
+    """:func:`square_slots` on the plain 8x8 board (bit = row * 8 + column): the 2x4
+    windows a square lies in, and its power of three there (its place in the window's
+    code: row by row from the top, left square first)."""
+    out = np.zeros((64, 1 + 2 * MAX_SLOTS), dtype=np.int64)
+    for x in range(64):
+        r, c = divmod(x, 8)
+        for r0 in range(max(0, r - 1), min(r, FULL_BANDS - 1) + 1):
+            for k in range(FULL_PER):
+                if 2 * k <= c <= 2 * k + 3:
+                    n = out[x, 0]
+                    out[x, 1 + 2 * n] = r0 * FULL_PER + k
+                    out[x, 2 + 2 * n] = 3 ** (4 * (r - r0) + c - 2 * k)
+                    out[x, 0] = n + 1
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def full_code(bb, r0, k):
+    """The 8-bit code of the 2x4 window ``k`` (columns ``2k .. 2k+3``) of rows ``r0, r0+1``
+    of the plain 8x8 board: the top row's four squares, then the next row's."""
+    at = r0 * 8 + 2 * k
+    return ((bb >> at) & 0xF) | (((bb >> (at + 8)) & 0xF) << 4)
+
+
 @njit(cache=True, nogil=True, inline="always")
 def band(bb, T, t_rows, r0, mask):
     """Rows ``r0 .. r0+3`` of ``bb``, one row (``mask``: its squares) per byte."""
@@ -144,12 +176,23 @@ def pair(rw, rb, c, T, t_b3, t_b3r):
 
 
 @njit(cache=True, nogil=True)
-def window_indices(wm, bm, T, t_rows, t_b3, t_b3r, width, out_w, out_b):
+def window_indices(wm, bm, T, t_rows, t_b3, t_b3r, width, full, out_w, out_b):
     """Every window's (White's, Black's) index of its weights, into ``out_w``/``out_b``.
 
     Windows are numbered row band by row band, left to right, so the window the turned
     board puts on window ``u`` is ``nw - 1 - u``: Black reads window ``nw - 1 - u``'s
-    weights with the codes of ``u`` reversed and the colours swapped."""
+    weights with the codes of ``u`` reversed and the colours swapped.  ``full``: the
+    plain 8x8 board's 2x4 windows (the same numbering and turning)."""
+    if full:
+        nw = FULL_BANDS * FULL_PER
+        for r0 in range(FULL_BANDS):
+            for k in range(FULL_PER):
+                u = r0 * FULL_PER + k
+                cw = full_code(wm, r0, k)
+                cb = full_code(bm, r0, k)
+                out_w[u] = T[t_b3 + cw] + 2 * T[t_b3 + cb]
+                out_b[nw - 1 - u] = T[t_b3r + cb] + 2 * T[t_b3r + cw]
+        return
     half = width // 2
     mask = (1 << half) - 1
     per = half - 1

@@ -1,8 +1,9 @@
 """The evaluation's weight arrays: the hand weights, and learned ones from a weight file.
 
 A weight file (``.npz``) holds ``block`` (int32, the pattern weights of
-:func:`engine.patterns.layout`), ``width`` (the board it was fitted for), ``version``
-(a name such as ``international-1``) and ``variant``.  The files Rafle ships live in
+:func:`engine.patterns.layout`), ``width`` (the board it was fitted for; ``full``
+true for the plain 8x8 board of Turkish draughts, absent or false for a diagonal
+board), ``version`` (a name such as ``international-1``) and ``variant``.  The files Rafle ships live in
 ``engine/data/weights-<variant>.npz``; ``rafle train`` writes them.  A variant without
 a file plays with the hand evaluation.  A file that cannot be read, or does not fit
 the board, raises :class:`WeightsError` naming the file; callers fall back to the
@@ -53,37 +54,50 @@ def _both_sides(w: np.ndarray, nw: int) -> np.ndarray:
     return (w - w[::-1][:, TURNED]).ravel()
 
 
-def learned(block: np.ndarray, width: int, name: str) -> Evaluation:
+def learned(block: np.ndarray, width: int, name: str, full: bool = False) -> Evaluation:
     """The weight array of a learned evaluation: the hand weights, then one entry a window
     and index for both sides and both phases (White's weight minus Black's from the same
     squares, opening * 2^32 + endgame: one read), then the dense weights (opening,
     endgame)."""
-    _, eg_w, op_d, _, size = layout(width)
-    nw = windows(width)
+    _, eg_w, op_d, _, size = layout(width, full)
+    nw = windows(width, full)
     block = np.asarray(block, dtype=np.int64)
     op = _both_sides(np.clip(block[:eg_w], -LIMIT, LIMIT), nw)
     eg = _both_sides(np.clip(block[eg_w:op_d], -LIMIT, LIMIT), nw)
     out = np.zeros(LEARNED_AT + eg_w + size - op_d, dtype=np.int64)
     out[:N_WEIGHTS] = WEIGHTS
     out[LEARNED] = nw
-    out[LEARNED_START] = 40 if width == 10 else 24
+    out[LEARNED_START] = start_pieces(width, full)
     out[LEARNED_AT:LEARNED_AT + eg_w] = op * (1 << 32) + eg
     out[LEARNED_AT + eg_w:] = block[op_d:]
     out.flags.writeable = False
     return Evaluation(out, name)
 
 
+def start_pieces(width: int, full: bool = False) -> int:
+    """The pieces on the board at the start: the phase's 100%."""
+    return 32 if full else 40 if width == 10 else 24
+
+
+def _read(path: Path) -> tuple[np.ndarray, int, bool, str]:
+    """(block, width, full board, version) of a weight file; WeightsError if unreadable."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            full = bool(data["full"]) if "full" in data.files else False
+            return np.asarray(data["block"]), int(data["width"]), full, str(data["version"])
+    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as exc:
+        raise WeightsError(f"cannot read the weight file {path}: {exc}") from None
+
+
+def _board(width: int, full: bool) -> str:
+    return f"{width}x{width} board" + (" (all 64 squares)" if full else "")
+
+
 def check(path: str | Path) -> str:
     """The version of the weight file ``path``; WeightsError if it is not one."""
     path = Path(path)
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            width = int(data["width"])
-            version = str(data["version"])
-            length = len(data["block"])
-    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as exc:
-        raise WeightsError(f"cannot read the weight file {path}: {exc}") from None
-    if width not in (8, 10) or length != layout(width)[-1]:
+    block, width, full, version = _read(path)
+    if width not in (8, 10) or (full and width != 8) or len(block) != layout(width, full)[-1]:
         raise WeightsError(f"the weight file {path} is not a pattern evaluation of Rafle's")
     return version
 
@@ -92,23 +106,15 @@ def load(path: str | Path, variant) -> Evaluation:
     """The learned evaluation in ``path`` for ``variant``'s board; WeightsError if the
     file is unreadable or not one of ours."""
     path = Path(path)
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            block = np.asarray(data["block"])
-            width = int(data["width"])
-            version = str(data["version"])
-    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as exc:
-        raise WeightsError(f"cannot read the weight file {path}: {exc}") from None
-    if variant.full_board:
-        raise WeightsError(f"the pattern evaluation reads the dark squares of a diagonal board; "
-                           f"{variant.name} plays with the hand evaluation")
-    if width != variant.width:
-        raise WeightsError(f"the weight file {path} is for a {width}x{width} board, "
-                           f"not {variant.name}'s {variant.width}x{variant.width}")
-    if block.ndim != 1 or len(block) != layout(width)[-1] or block.dtype.kind not in "iu":
+    block, width, full, version = _read(path)
+    if (width, full) != (variant.width, variant.full_board):
+        raise WeightsError(f"the weight file {path} is for a {_board(width, full)}, "
+                           f"not {variant.name}'s {_board(variant.width, variant.full_board)}")
+    size = layout(width, full)[-1]
+    if block.ndim != 1 or len(block) != size or block.dtype.kind not in "iu":
         raise WeightsError(f"the weight file {path} holds {block.shape} {block.dtype} weights, "
-                           f"not the {layout(width)[-1]} integers of the pattern evaluation")
-    return learned(block.astype(np.int64), width, version)
+                           f"not the {size} integers of the pattern evaluation")
+    return learned(block.astype(np.int64), width, version, full)
 
 
 def default(variant, path: str | Path | None = None) -> tuple[Evaluation, str | None]:

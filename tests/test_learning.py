@@ -11,7 +11,7 @@ import random
 import numpy as np
 
 import test_patterns as tp
-from engine import Searcher, get_variant, start_position
+from engine import Limits, Searcher, get_variant, legal_moves, start_position
 from engine import eval as ev
 from engine import learn
 from engine import weights as wt
@@ -149,3 +149,57 @@ def test_a_selfplay_run_directory_resumes_and_trains(tmp_path, capsys, monkeypat
     empty.mkdir()
     assert cli(["train", "--data", str(empty), "--out", str(weights)]) == 2
     assert "holds no self-play chunks" in capsys.readouterr().err
+
+
+def test_train_can_start_from_a_related_variants_weights(tmp_path, capsys):
+    # Russian weights fitted to the same known evaluation start a Brazilian fit far closer
+    # to it than the hand evaluation does: epoch 0's validation loss shows the start.
+    russian, brazilian = get_variant("russian"), get_variant("brazilian")
+    synthetic(tmp_path / "ru.npz", russian, n=6000, seed=4)
+    synthetic(tmp_path / "br.npz", brazilian, n=3000, seed=5)
+    assert cli(["train", "--data", str(tmp_path / "ru.npz"), "--out", str(tmp_path / "ru-w.npz"),
+                "--lambda", "1", "--epochs", "6", "--l2", "1e-3", "--quiet"]) == 0
+
+    def epoch0(*extra):
+        capsys.readouterr()
+        assert cli(["train", "--data", str(tmp_path / "br.npz"), "--out", str(tmp_path / "br-w.npz"),
+                    "--lambda", "1", "--epochs", "1", *extra]) == 0
+        line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("epoch 0"))
+        return float(line.split()[-1])
+
+    from_hand, from_russian = epoch0(), epoch0("--init", str(tmp_path / "ru-w.npz"))
+    assert from_russian < from_hand / 3, (from_russian, from_hand)
+    wt.load(tmp_path / "br-w.npz", brazilian)
+
+    wide = tmp_path / "int.npz"
+    np.savez(wide, block=np.zeros(layout(10)[-1], dtype=np.int32), width=10, version="x",
+             variant="international")
+    for init, message in ((wide, "no weights of a 8x8 board"), (tmp_path / "none.npz", "cannot read")):
+        assert cli(["train", "--data", str(tmp_path / "br.npz"), "--out", str(tmp_path / "x.npz"),
+                    "--init", str(init)]) == 2
+        err = capsys.readouterr().err
+        assert message in err and str(init) in err and not (tmp_path / "x.npz").exists()
+
+
+def test_every_goal_and_the_full_board_fit_play_and_name_their_weights(tmp_path):
+    # The learned evaluation serves every goal and Turkish's full board: a tiny self-play
+    # and fit of each writes weights whose fit started from the goal's own hand
+    # evaluation, and that play.
+    for name in ("antidraughts", "breakthrough", "turkish"):
+        v = get_variant(name)
+        data, weights = tmp_path / f"{name}.npz", tmp_path / f"{name}-w.npz"
+        assert cli(["selfplay", "--variant", name, "--games", "2", "--nodes", "300", "--jobs", "1",
+                    "--out", str(data), "--quiet", "--eval", "hand"]) == 0
+        assert cli(["train", "--data", str(data), "--out", str(weights), "--epochs", "1",
+                    "--quiet", "--valid", "0.5"]) == 0
+        e = wt.load(weights, v)
+        with np.load(weights) as f:
+            men = f["block"][layout(v.width, v.full_board)[2] + ev.MAN] / SCALE
+        assert (men < 0) == (name == "antidraughts"), men        # fewer men is better there
+        s = Searcher(16)
+        s.resources.use_weights(str(weights))
+        assert s.resources.evaluation_for(v).name == e.name
+        assert ev.uses_windows(v.table, e.weights)
+        pos = start_position(v)
+        result = s.search(pos, [], Limits(depth=5))
+        assert result.pv[0] in legal_moves(pos)

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from engine import BadInput, get_variant, legal_moves, move_from_hub, move_to_hub, play, start_position
+from engine import VARIANTS, BadInput, get_variant, legal_moves, move_from_hub, move_to_hub, play, start_position
 from engine.pdn import read_pdn
 from protocol.tools.match import cli as match
 from protocol.tools.match.elo import (Sprt, elo_estimate, format_elo, signed, elo_from_score, score_from_elo,
                                       sprt_bounds, sprt_llr)
 from protocol.hub.client import HubClient, parse_line
+from protocol.tools.match import openings as openings_module
 from protocol.tools.match.openings import load_openings, parse_opening
 from protocol.tools.match.runner import parse_tc, per_engine
 from protocol.tools.match.score import EngineStats, Score, overshoot_text
@@ -182,7 +183,7 @@ def test_a_bad_time_control_names_the_accepted_forms(text):
 
 # ----- openings ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["international", "russian", "english", "frisian"])
+@pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_builtin_openings_are_legal_varied_and_level(name):
     variant = get_variant(name)
     openings = load_openings("builtin", variant)
@@ -195,7 +196,9 @@ def test_builtin_openings_are_legal_varied_and_level(name):
         assert sum(pos.count(0)) - sum(pos.count(1)) in (-1, 0, 1)   # mid-exchange at most
 
 
-def test_a_variant_without_builtin_openings_says_so():
+def test_a_variant_without_builtin_openings_says_so(monkeypatch, tmp_path):
+    monkeypatch.setattr(openings_module, "DATA", tmp_path)       # no openings file there
+    assert openings_module.builtin(get_variant("brazilian")) is None
     with pytest.raises(BadInput, match="no built-in openings for brazilian"):
         load_openings("builtin", get_variant("brazilian"))
 

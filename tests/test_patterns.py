@@ -17,10 +17,13 @@ from engine import eval as ev
 from engine import weights as wt
 from engine.patterns import NCONFIG, NDENSE, PHASE_ONE, SCALE, layout, windows
 
-BOARDS = ["international", "russian", "english"]
+BOARDS = ["international", "russian", "english", "antidraughts", "breakthrough"]
+ALL_BOARDS = BOARDS + ["turkish"]           # the full board too (no slow twin of its terms)
 
 
-def coords(width: int, square: int) -> tuple[int, int]:
+def coords(width: int, square: int, full: bool = False) -> tuple[int, int]:
+    if full:                                    # Turkish: 1 = a8 .. 8 = h8, 9 = a7 ..
+        return divmod(square - 1, width)
     half = width // 2
     row = (square - 1) // half
     return row, 2 * ((square - 1) % half) + (1 if row % 2 == 0 else 0)
@@ -28,16 +31,17 @@ def coords(width: int, square: int) -> tuple[int, int]:
 
 def slow_learned(pos: Position, block: np.ndarray) -> int:
     v = pos.variant
-    width, n = v.width, v.nsquares
-    board = {coords(width, s): pos.piece_at(s) for s in range(1, n + 1)}
-    nw = windows(width)
-    op_w, eg_w, op_d, eg_d, _ = layout(width)
+    width, n, full = v.width, v.nsquares, v.full_board
+    board = {coords(width, s, full): pos.piece_at(s) for s in range(1, n + 1)}
+    nw = windows(width, full)
+    op_w, eg_w, op_d, eg_d, _ = layout(width, full)
+    rows = 2 if full else 4                     # windows of 2x4 squares on the full board
 
     def index(view, r0, c0, own, opp):
         idx, i = 0, 0
-        for r in range(r0, r0 + 4):
+        for r in range(r0, r0 + rows):
             for c in range(c0, c0 + 4):
-                if (r + c) % 2 == 1:
+                if full or (r + c) % 2 == 1:
                     piece = view(r, c)
                     idx += 3 ** i * (1 if piece == own else 2 if piece == opp else 0)
                     i += 1
@@ -45,7 +49,7 @@ def slow_learned(pos: Position, block: np.ndarray) -> int:
 
     white_view = lambda r, c: board[(r, c)]
     black_view = lambda r, c: board[(width - 1 - r, width - 1 - c)]
-    corners = [(r, c) for r in range(width - 3) for c in range(0, width - 3, 2)]
+    corners = [(r, c) for r in range(width + 1 - rows) for c in range(0, width - 3, 2)]
     assert len(corners) == nw
     op = eg = 0
     for w, (r0, c0) in enumerate(corners):
@@ -54,19 +58,24 @@ def slow_learned(pos: Position, block: np.ndarray) -> int:
         op += block[op_w + w * NCONFIG + iw] - block[op_w + w * NCONFIG + ib]
         eg += block[eg_w + w * NCONFIG + iw] - block[eg_w + w * NCONFIG + ib]
 
-    feats = slow_terms(pos)
-    op += sum(block[op_d + d] * f for d, f in enumerate(feats))
-    eg += sum(block[eg_d + d] * f for d, f in enumerate(feats))
+    if full:        # no slow twin of the full board's terms: the test zeroes their weights
+        assert not block[op_d:].any()
+    else:
+        feats = slow_terms(pos)
+        op += sum(block[op_d + d] * f for d, f in enumerate(feats))
+        eg += sum(block[eg_d + d] * f for d, f in enumerate(feats))
     has_king = {"w": any(p == "W" for p in board.values()), "b": any(p == "B" for p in board.values())}
     pieces = sum(p != "e" for p in board.values())
-    start = 40 if width == 10 else 24
+    start = 32 if full else 40 if width == 10 else 24
     ph = PHASE_ONE if pieces >= start else PHASE_ONE * pieces // start
     total = op * ph + eg * (PHASE_ONE - ph)
     unit = PHASE_ONE * SCALE
     score = total // unit if total >= 0 else -((-total) // unit)
     n_white = sum(p in "wW" for p in board.values())
     n_black = sum(p in "bB" for p in board.values())
-    if score > 0 and has_king["b"] and n_white <= 3:
+    if v.goal == "losing":
+        pass                                    # antidraughts: no drawish endings
+    elif score > 0 and has_king["b"] and n_white <= 3:
         score //= ev.WEIGHTS[ev.DRAW_DIV]
     elif score < 0 and has_king["w"] and n_black <= 3:
         score = -((-score) // ev.WEIGHTS[ev.DRAW_DIV])
@@ -124,6 +133,12 @@ def slow_terms(pos: Position) -> list[int]:
     return f
 
 
+def men(pos: Position) -> tuple[int, int]:
+    """White's and Black's men as the kernels take them (signed: Turkish uses bit 63)."""
+    white, black, kings, _ = pos.words
+    return white & ~kings, black & ~kings
+
+
 def random_position(variant, rng: random.Random) -> Position:
     n = variant.nsquares
     squares = rng.sample(range(1, n + 1), rng.randint(2, min(n - 4, 40)))
@@ -142,9 +157,25 @@ def random_position(variant, rng: random.Random) -> Position:
     return Position(white, black, kings, rng.randint(0, 1), variant)
 
 
-def random_block(width: int, seed: int) -> np.ndarray:
+def random_block(width: int, seed: int, full: bool = False) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    return rng.integers(-3000, 3000, size=layout(width)[-1]).astype(np.int64)
+    return rng.integers(-3000, 3000, size=layout(width, full)[-1]).astype(np.int64)
+
+
+def test_the_full_boards_windows_agree_with_their_slow_twin():
+    # Turkish: 2x4 windows of the plain 8x8 board, read square by square on (row, column)
+    # coordinates, against the kernel (its dense weights zero: the twin reads windows).
+    v = get_variant("turkish")
+    block = random_block(8, 11, full=True)
+    block[layout(8, True)[2]:] = 0
+    e = wt.learned(block, 8, "random", full=True)
+    assert windows(8, True) == 21 and e.weights[ev.LEARNED] == 21
+    T = ev.eval_tables(v)
+    rng = random.Random("turkish")
+    for _ in range(1500):
+        pos = random_position(v, rng)
+        fast = int(ev.evaluate(*pos.words, v.table, T, e.weights))
+        assert fast == slow_learned(pos, block), pos
 
 
 @pytest.mark.parametrize("name", BOARDS)
@@ -156,7 +187,7 @@ def test_the_kernel_agrees_with_its_slow_twin(name):
     rng = random.Random(name)
     for _ in range(1500):
         pos = random_position(v, rng)
-        fast = int(ev.evaluate(pos.white, pos.black, pos.kings, pos.turn, v.table, T, e.weights))
+        fast = int(ev.evaluate(*pos.words, v.table, T, e.weights))
         assert fast == slow_learned(pos, block), pos
 
 
@@ -169,20 +200,20 @@ def mirrored(pos: Position) -> Position:
     return Position(turn(pos.black), turn(pos.white), turn(pos.kings), 1 - pos.turn, v)
 
 
-@pytest.mark.parametrize("name", BOARDS)
+@pytest.mark.parametrize("name", ALL_BOARDS)
 def test_a_mirrored_position_scores_the_same_for_its_side_to_move(name):
     # The score is the side to move's: the mirror (colours swapped, the other side to
     # move) is the same position seen from the other chair, so the same score; from
     # White's side the two are each other's negation.
     v = get_variant(name)
-    e = wt.learned(random_block(v.width, 2), v.width, "random")
+    e = wt.learned(random_block(v.width, 2, v.full_board), v.width, "random", v.full_board)
     T = ev.eval_tables(v)
     rng = random.Random(name + "mirror")
     for _ in range(1000):
         pos = random_position(v, rng)
         twin = mirrored(pos)
-        a = ev.evaluate(pos.white, pos.black, pos.kings, pos.turn, v.table, T, e.weights)
-        b = ev.evaluate(twin.white, twin.black, twin.kings, twin.turn, v.table, T, e.weights)
+        a = ev.evaluate(*pos.words, v.table, T, e.weights)
+        b = ev.evaluate(*twin.words, v.table, T, e.weights)
         assert a == b, (pos, twin)
 
 
@@ -193,7 +224,7 @@ def test_zero_weights_score_zero_and_sizes_fit_a_few_megabytes():
         block = np.zeros(layout(v.width)[-1], dtype=np.int64)
         e = wt.learned(block, v.width, "zero")
         pos = random_position(v, random.Random(3))
-        assert ev.evaluate(pos.white, pos.black, pos.kings, pos.turn, v.table,
+        assert ev.evaluate(*pos.words, v.table,
                            ev.eval_tables(v), e.weights) == 0
         assert layout(v.width)[-1] == 2 * nw * NCONFIG + 2 * NDENSE
         assert layout(v.width)[-1] * 2 < 1 << 20        # int16 on disk: under a megabyte
@@ -251,61 +282,63 @@ def test_the_training_features_are_the_hand_terms(name):
         assert list(f) == want, p
 
 
-@pytest.mark.parametrize("name", BOARDS)
+@pytest.mark.parametrize("name", ALL_BOARDS)
 def test_hand_weights_and_empty_windows_are_the_hand_evaluation(name):
-    # A fit starts here: the learned evaluation with the hand weights as its dense
-    # weights and nothing in its windows scores as the hand evaluation (outside the
-    # drawish endings, where it scales the side-to-move bonus too).
+    # A fit starts here: the learned evaluation with the hand weights of the variant's
+    # goal as its dense weights (antidraughts' negated material and mobility,
+    # breakthrough's tripled race) and nothing in its windows scores as the hand
+    # evaluation (outside the drawish endings, where it scales the side-to-move bonus too).
+    from engine import learn
     v = get_variant(name)
-    _, _, op_d, eg_d, size = layout(v.width)
+    _, _, op_d, eg_d, size = layout(v.width, v.full_board)
     block = np.zeros(size, dtype=np.int64)
-    block[op_d:op_d + NDENSE] = block[eg_d:eg_d + NDENSE] = ev.WEIGHTS[:NDENSE] * SCALE
-    e = wt.learned(block, v.width, "hand-start")
+    block[op_d:op_d + NDENSE] = block[eg_d:eg_d + NDENSE] = learn.start_weights(v.goal) * SCALE
+    e = wt.learned(block, v.width, "hand-start", v.full_board)
     T = ev.eval_tables(v)
     rng = random.Random(name + "hand")
     checked = 0
     for _ in range(1000):
         p = random_position(v, rng)
-        if bin(p.white).count("1") <= 3 or bin(p.black).count("1") <= 3:
+        drawish = bin(p.white).count("1") <= 3 or bin(p.black).count("1") <= 3
+        if drawish and v.goal != "losing":
             continue
-        learned = ev.evaluate(p.white, p.black, p.kings, p.turn, v.table, T, e.weights)
+        learned = ev.evaluate(*p.words, v.table, T, e.weights)
         assert learned == ev.evaluate_position(p), p
         checked += 1
-    assert checked > 500
+    assert checked > (900 if v.goal == "losing" else 500)
 
 
-@pytest.mark.parametrize("name", BOARDS)
+@pytest.mark.parametrize("name", ALL_BOARDS)
 def test_the_fit_scores_positions_as_the_kernel_does(name):
     # rafle train reads windows through engine.patterns.window_indices, the kernel through
     # its own summing loop: with the same weights both give the same score.
     from engine import learn
     v = get_variant(name)
-    block = random_block(v.width, 5)
+    block = random_block(v.width, 5, v.full_board)
     T = ev.eval_tables(v)
     rng = random.Random(name + "fit")
     pos = [random_position(v, rng) for _ in range(500)]
-    feats = learn.extract_features(
-        np.array([p.white for p in pos]), np.array([p.black for p in pos]),
-        np.array([p.kings for p in pos]), np.array([p.turn for p in pos]), v, T)
-    fit = learn.Fit(v.width)
+    feats = learn.extract_features(*(np.array(w, dtype=np.int64) for w in zip(*(p.words for p in pos))),
+                                   v, T)
+    fit = learn.Fit(v.width, full=v.full_board)
     fit.theta[:] = block / SCALE
     for d in learn.FIXED:                  # left out of the fit: no weight there
         fit.theta[fit.op_d + d] = fit.theta[fit.eg_d + d] = 0.0
     block = np.rint(fit.theta * SCALE).astype(np.int64)
-    e = wt.learned(block, v.width, "random")
+    e = wt.learned(block, v.width, "random", v.full_board)
     for i, p in enumerate(pos):
-        kernel = ev.evaluate(p.white, p.black, p.kings, p.turn, v.table, T, e.weights)
+        kernel = ev.evaluate(*p.words, v.table, T, e.weights)
         white = kernel if p.turn == WHITE else -kernel
         assert abs(learn._score(i, *feats, fit.theta, fit.eg_w, fit.op_d, fit.eg_d) - white) <= 1, p
 
 
-@pytest.mark.parametrize("name", BOARDS)
+@pytest.mark.parametrize("name", ALL_BOARDS)
 def test_windows_updated_move_by_move_equal_windows_read_afresh(name):
     # The search keeps each window's index and the windows' sum, and a move updates only
     # the windows of the squares that changed (engine.eval.windows_after).
     from engine.position import legal_moves, play, start_position
     v = get_variant(name)
-    e = wt.learned(random_block(v.width, 7), v.width, "random")
+    e = wt.learned(random_block(v.width, 7, v.full_board), v.width, "random", v.full_board)
     T = ev.eval_tables(v)
     rng = random.Random(name + "update")
     idx = np.zeros((2, 32), dtype=np.int64)
@@ -313,18 +346,15 @@ def test_windows_updated_move_by_move_equal_windows_read_afresh(name):
     checked = 0
     for _ in range(30):
         pos = start_position(v)
-        acc = ev.window_sum(pos.white & ~pos.kings, pos.black & ~pos.kings, v.width, T,
-                            e.weights, idx[0])
+        acc = ev.window_sum(*men(pos), v.width, T, e.weights, idx[0])
         for _ in range(120):
             moves = legal_moves(pos)
             if not moves:
                 break
             nxt = play(pos, rng.choice(moves))
-            acc = ev.windows_after(acc, idx, 0, 1, pos.white & ~pos.kings, pos.black & ~pos.kings,
-                                   nxt.white & ~nxt.kings, nxt.black & ~nxt.kings, T, e.weights)
+            acc = ev.windows_after(acc, idx, 0, 1, *men(pos), *men(nxt), T, e.weights)
             idx[0] = idx[1]
-            want = ev.window_sum(nxt.white & ~nxt.kings, nxt.black & ~nxt.kings, v.width, T,
-                                 e.weights, fresh)
+            want = ev.window_sum(*men(nxt), v.width, T, e.weights, fresh)
             assert acc == want and (idx[1] == fresh).all(), nxt
             pos = nxt
             checked += 1

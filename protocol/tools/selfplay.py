@@ -11,8 +11,9 @@ evaluation means something there) is kept with the search's score and the game's
 both from White's side.  Games run in ``--jobs`` processes (default: every core), or as
 Ray tasks with ``--ray``, in chunks, with a progress line on stderr.
 
-The output is one ``.npz`` of arrays: ``white``, ``black``, ``kings`` (bitboards),
-``turn``, ``score`` (hundredths of a man, White's side; ``MATE_SCORE`` clipped),
+The output is one ``.npz`` of arrays: ``white``, ``black``, ``kings`` (bitboards as the
+kernels take them, signed 64-bit), ``turn``, ``score`` (hundredths of a man, White's
+side; ``MATE_SCORE`` clipped),
 ``result`` (2 White won, 1 draw, 0 Black won), ``ply``, ``game``; and ``variant``,
 ``nodes``, ``seed``.  ``rafle train`` reads it.
 
@@ -98,10 +99,11 @@ def play_games(variant_name: str, first: int, count: int, seed: int, nodes: int,
         outcome = game.outcome()
         result = 1 if outcome is None or outcome.winner is None else (2 if outcome.winner == 0 else 0)
         for pos, score, ply in kept:
-            out["white"].append(pos.white)
-            out["black"].append(pos.black)
-            out["kings"].append(pos.kings)
-            out["turn"].append(pos.turn)
+            white, black, kings, turn = pos.words     # signed: Turkish's h1 is bit 63
+            out["white"].append(white)
+            out["black"].append(black)
+            out["kings"].append(kings)
+            out["turn"].append(turn)
             out["score"].append(score)
             out["result"].append(result)
             out["ply"].append(ply)

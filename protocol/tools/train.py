@@ -16,6 +16,7 @@ import argparse
 import os
 import sys
 import time
+import zipfile
 
 import numpy as np
 
@@ -44,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--valid", type=float, default=0.05, help="share of games held out")
     p.add_argument("--seed", type=int, default=1,
                    help="seed of the held-out games and of the order of positions (default 1)")
+    p.add_argument("--init", metavar="WEIGHTS",
+                   help="start from this weight file (a related variant's, the same board size) "
+                        "instead of the hand evaluation")
     p.add_argument("--quiet", action="store_true", help="no line per epoch")
     return p
 
@@ -85,6 +89,21 @@ def load(paths: list[str]) -> tuple[str, dict[str, np.ndarray]]:
     return variant, data
 
 
+def start_block(path: str, variant) -> np.ndarray:
+    """The weights of ``path`` (a file ``rafle train`` wrote) to start a fit of ``variant``."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            block, width = np.asarray(data["block"]), int(data["width"])
+            full = bool(data["full"]) if "full" in data.files else False
+    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as exc:
+        raise BadInput(f"cannot read the weight file {path}: {exc}") from None
+    if ((width, full) != (variant.width, variant.full_board) or block.ndim != 1
+            or block.dtype.kind not in "iu"):
+        raise BadInput(f"{path} holds no weights of a {variant.width}x{variant.width} board "
+                       f"({variant.name}'s)")
+    return block
+
+
 def main(argv: list[str]) -> int:
     try:
         args = build_parser().parse_args(argv)
@@ -95,6 +114,12 @@ def main(argv: list[str]) -> int:
         variant = get_variant(name)
         if not 0 <= args.blend <= 1 or not 0 < args.valid < 1 or args.epochs < 1:
             raise BadInput("--lambda must be in 0..1, --valid in (0, 1), --epochs at least 1")
+        init = start_block(args.init, variant) if args.init else None
+        fit = Fit(variant.width, k=args.k, lr=args.lr, l2=args.l2, goal=variant.goal,
+                  init=init, full=variant.full_board)
+    except ValueError as exc:
+        print(f"rafle train: {args.init}: {exc}", file=sys.stderr)
+        return 2
     except BadInput as exc:
         print(f"rafle train: {exc}", file=sys.stderr)
         return 2
@@ -113,7 +138,6 @@ def main(argv: list[str]) -> int:
     y_train, y_valid = target[~is_valid], target[is_valid]
     say(f"train: {len(y_train)} positions ({len(games) - len(held)} games), validation "
         f"{len(y_valid)} ({len(held)} games); features in {time.monotonic() - start:.1f} s")
-    fit = Fit(variant.width, k=args.k, lr=args.lr, l2=args.l2)
     say(f"epoch 0: validation loss {fit.loss(valid, y_valid):.6f}")
     best = (fit.loss(valid, y_valid), 0, fit.block())
     order = np.arange(len(y_train))
@@ -127,7 +151,8 @@ def main(argv: list[str]) -> int:
         if valid_loss < best[0]:
             best = (valid_loss, epoch, fit.block())
     version = args.version or args.out.rsplit("/", 1)[-1].removesuffix(".npz")
-    np.savez_compressed(args.out, block=best[2], width=variant.width, version=version,
+    np.savez_compressed(args.out, block=best[2], width=variant.width, full=variant.full_board,
+                        version=version,
                         variant=variant.name, positions=len(target), epoch=best[1],
                         valid_loss=best[0], k=args.k, blend=args.blend)
     op, eg = fit.dense_weights()

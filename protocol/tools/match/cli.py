@@ -71,8 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="variant (sent to both engines as the Hub 'variant' parameter)")
     p.add_argument("--openings",
                    help="file of openings (FEN or moves per line), 'builtin' (the default: "
-                        "the variant's balanced openings, for international, russian, english "
-                        "and frisian) or 'startpos' (the default for the other variants)")
+                        "the variant's balanced openings, shipped for every variant) or 'startpos'")
     p.add_argument("--first-opening", type=int, default=1, metavar="N",
                    help="start from the Nth opening of the set (default 1), going round: to go "
                         "on where another match left off")
