@@ -170,6 +170,11 @@ def test_train_can_start_from_a_related_variants_weights(tmp_path, capsys):
     from_hand, from_russian = epoch0(), epoch0("--init", str(tmp_path / "ru-w.npz"))
     assert from_russian < from_hand / 3, (from_russian, from_hand)
     wt.load(tmp_path / "br-w.npz", brazilian)
+    # --epochs 0 writes the start as it is, under the new version (Killer and breakthrough
+    # ship international's weights so).
+    assert epoch0("--init", str(tmp_path / "ru-w.npz"), "--epochs", "0", "--version", "br-0") == from_russian
+    with np.load(tmp_path / "ru-w.npz") as a, np.load(tmp_path / "br-w.npz") as b:
+        assert (a["block"] == b["block"]).all() and str(b["version"]) == "br-0"
 
     wide = tmp_path / "int.npz"
     np.savez(wide, block=np.zeros(layout(10)[-1], dtype=np.int32), width=10, version="x",

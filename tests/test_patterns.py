@@ -264,6 +264,15 @@ def test_a_weight_file_loads_and_a_bad_one_is_named(tmp_path):
         with pytest.raises(wt.WeightsError, match=message) as info:
             wt.load(path, v)
         assert str(path) in str(info.value)
+    # A diagonal 8x8 board's file is not Turkish's (all 64 squares), nor the other way.
+    diagonal, full = tmp_path / "d.npz", tmp_path / "f.npz"
+    np.savez(diagonal, block=random_block(8, 6).astype(np.int32), width=8, version="x")
+    np.savez(full, block=random_block(8, 6, True).astype(np.int32), width=8, full=True, version="y")
+    assert wt.load(full, get_variant("turkish")).name == "y" and wt.check(full) == "y"
+    for path, variant in ((diagonal, "turkish"), (full, "russian")):
+        with pytest.raises(wt.WeightsError, match="all 64 squares") as info:
+            wt.load(path, get_variant(variant))
+        assert str(path) in str(info.value)
 
 
 @pytest.mark.parametrize("name", BOARDS)

@@ -13,11 +13,12 @@ import time
 import pytest
 
 from engine import (
-    BLACK, INTERNATIONAL, WHITE, Position, get_variant, legal_moves, move_from_hub, play, pos_from_fen,
-    start_position,
+    BLACK, INTERNATIONAL, VARIANTS, WHITE, Position, get_variant, legal_moves, move_from_hub, play,
+    pos_from_fen, start_position,
 )
 from engine import eval as ev
 from engine import timeman
+from engine import weights
 from engine.game import Game
 from engine.negamax import MATE
 from engine.search import Limits, Searcher
@@ -733,7 +734,8 @@ def test_one_thread_searches_exactly_as_before():
 
 # ----- the evaluation updated move by move -------------------------------------------------
 
-@pytest.mark.parametrize("name", ["international", "frisian", "russian", "english"])
+@pytest.mark.parametrize("name", [n for n in sorted(VARIANTS)
+                                  if weights.shipped(get_variant(n)).is_file()])
 def test_the_evaluation_updated_move_by_move_equals_the_full_one_on_every_node(name):
     # eval-check: at every node it evaluates, the search also evaluates the position
     # afresh and counts the differences (engine.negamax._static).
@@ -755,7 +757,7 @@ def test_the_evaluation_updated_move_by_move_equals_the_full_one_on_every_node(n
         s.new_game()
         ctl = s.driver.work.ctl
         ctl[nm.C_CHECKED] = ctl[nm.C_WRONG] = 0
-        s.search(pos, [], Limits(depth=5))
+        s.search(pos, [], Limits(depth=6))
         assert ctl[nm.C_WRONG] == 0, pos
         checked += int(ctl[nm.C_CHECKED])
     assert checked > 3000

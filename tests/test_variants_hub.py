@@ -100,3 +100,18 @@ def test_set_param_alias_switches_the_rules_of_the_process(hub, alias, name):
     expected = {move_to_hub(m, variant) for m in legal_moves(start_position(variant))}
     assert perft_moves(hub) == expected
     hub.send("set-param name=variant value=normal")
+
+
+def test_every_variant_plays_its_shipped_weights_and_init_names_them(hub):
+    # Each variant ships learned weights of its own (Turkish's for its full board); they
+    # load, and init names the version in play.
+    from engine import VARIANTS, weights
+    for name in HUB_VARIANTS.split():
+        variant = get_variant(name)
+        expected = weights.load(weights.shipped(variant), variant).name
+        assert expected.startswith(f"{variant.name}-"), expected
+        hub.send(f"set-param name=variant value={name}", "init")
+        assert hub.read_until("ready")[-2].startswith(f"init eval={expected} "), name
+    assert len(VARIANTS) == 15
+    hub.send("set-param name=variant value=normal", "init")
+    hub.read_until("ready")

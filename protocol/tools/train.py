@@ -34,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="the weight file to write (.npz)")
     p.add_argument("--version", default=None, help="a name for these weights (default: file name)")
     p.add_argument("--epochs", type=int, default=12,
-                   help="passes over the training positions (default 12)")
+                   help="passes over the training positions (default 12; 0 writes the start: the "
+                        "--init weights under a new version, with their loss on these positions)")
     p.add_argument("--lambda", dest="blend", type=float, default=0.5,
                    help="share of the search score in the target (default 0.5)")
     p.add_argument("--k", type=float, default=200.0,
@@ -112,8 +113,8 @@ def main(argv: list[str]) -> int:
     try:
         name, data = load(args.data)
         variant = get_variant(name)
-        if not 0 <= args.blend <= 1 or not 0 < args.valid < 1 or args.epochs < 1:
-            raise BadInput("--lambda must be in 0..1, --valid in (0, 1), --epochs at least 1")
+        if not 0 <= args.blend <= 1 or not 0 < args.valid < 1 or args.epochs < 0:
+            raise BadInput("--lambda must be in 0..1, --valid in (0, 1), --epochs at least 0")
         init = start_block(args.init, variant) if args.init else None
         fit = Fit(variant.width, k=args.k, lr=args.lr, l2=args.l2, goal=variant.goal,
                   init=init, full=variant.full_board)

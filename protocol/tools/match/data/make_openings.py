@@ -7,9 +7,12 @@ capture is forced, finds equal material with either side to move: neither side l
 a man by force in the first moves.  The kept lines are shuffled with a fixed seed so
 that any prefix of the file is varied, and written one a line in PDN notation.
 
-Run from the repository root:
+Run from the repository root (every variant has its file; each takes seconds):
     python protocol/tools/match/data/make_openings.py > protocol/tools/match/data/openings-10x10.txt
-    python protocol/tools/match/data/make_openings.py russian > protocol/tools/match/data/openings-russian.txt
+    for v in killer breakthrough frisian antidraughts frysk russian brazilian english italian \
+             spanish czech thai pool turkish; do
+        python protocol/tools/match/data/make_openings.py $v > protocol/tools/match/data/openings-$v.txt
+    done
 """
 from __future__ import annotations
 
