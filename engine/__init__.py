@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from .limits import Info, Limits, Result
     from .search import Searcher
     from .variants import INTERNATIONAL, VARIANTS, Variant, get_variant
+    from .weights import weight_block
 
 
 def _declared() -> dict[str, str]:

@@ -105,7 +105,17 @@ def check(path: str | Path) -> str:
 def load(path: str | Path, variant) -> Evaluation:
     """The learned evaluation in ``path`` for ``variant``'s board; WeightsError if the
     file is unreadable or not one of ours."""
-    path = Path(path)
+    block, version = _checked(Path(path), variant)
+    return learned(block.astype(np.int64), variant.width, version, variant.full_board)
+
+
+def weight_block(path: str | Path, variant) -> np.ndarray:
+    """The weights of ``path`` as ``rafle train`` wrote them (to start a fit of
+    ``variant`` from them); WeightsError as :func:`load`."""
+    return _checked(Path(path), variant)[0]
+
+
+def _checked(path: Path, variant) -> tuple[np.ndarray, str]:
     block, width, full, version = _read(path)
     if (width, full) != (variant.width, variant.full_board):
         raise WeightsError(f"the weight file {path} is for a {_board(width, full)}, "
@@ -114,7 +124,7 @@ def load(path: str | Path, variant) -> Evaluation:
     if block.ndim != 1 or len(block) != size or block.dtype.kind not in "iu":
         raise WeightsError(f"the weight file {path} holds {block.shape} {block.dtype} weights, "
                            f"not the {size} integers of the pattern evaluation")
-    return learned(block.astype(np.int64), width, version, full)
+    return block, version
 
 
 def default(variant, path: str | Path | None = None) -> tuple[Evaluation, str | None]:

@@ -179,7 +179,7 @@ def test_train_can_start_from_a_related_variants_weights(tmp_path, capsys):
     wide = tmp_path / "int.npz"
     np.savez(wide, block=np.zeros(layout(10)[-1], dtype=np.int32), width=10, version="x",
              variant="international")
-    for init, message in ((wide, "no weights of a 8x8 board"), (tmp_path / "none.npz", "cannot read")):
+    for init, message in ((wide, "not brazilian's 8x8 board"), (tmp_path / "none.npz", "cannot read")):
         assert cli(["train", "--data", str(tmp_path / "br.npz"), "--out", str(tmp_path / "x.npz"),
                     "--init", str(init)]) == 2
         err = capsys.readouterr().err

@@ -16,12 +16,11 @@ import argparse
 import os
 import sys
 import time
-import zipfile
 
 import numpy as np
 
 from engine import BadInput, get_variant
-from engine import Fit, eval_tables, expected_result, extract_features
+from engine import Fit, eval_tables, expected_result, extract_features, weight_block
 
 from ..about import summary
 from .selfplay import chunk_files
@@ -90,21 +89,6 @@ def load(paths: list[str]) -> tuple[str, dict[str, np.ndarray]]:
     return variant, data
 
 
-def start_block(path: str, variant) -> np.ndarray:
-    """The weights of ``path`` (a file ``rafle train`` wrote) to start a fit of ``variant``."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            block, width = np.asarray(data["block"]), int(data["width"])
-            full = bool(data["full"]) if "full" in data.files else False
-    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as exc:
-        raise BadInput(f"cannot read the weight file {path}: {exc}") from None
-    if ((width, full) != (variant.width, variant.full_board) or block.ndim != 1
-            or block.dtype.kind not in "iu"):
-        raise BadInput(f"{path} holds no weights of a {variant.width}x{variant.width} board "
-                       f"({variant.name}'s)")
-    return block
-
-
 def main(argv: list[str]) -> int:
     try:
         args = build_parser().parse_args(argv)
@@ -115,12 +99,9 @@ def main(argv: list[str]) -> int:
         variant = get_variant(name)
         if not 0 <= args.blend <= 1 or not 0 < args.valid < 1 or args.epochs < 0:
             raise BadInput("--lambda must be in 0..1, --valid in (0, 1), --epochs at least 0")
-        init = start_block(args.init, variant) if args.init else None
+        init = weight_block(args.init, variant) if args.init else None
         fit = Fit(variant.width, k=args.k, lr=args.lr, l2=args.l2, goal=variant.goal,
                   init=init, full=variant.full_board)
-    except ValueError as exc:
-        print(f"rafle train: {args.init}: {exc}", file=sys.stderr)
-        return 2
     except BadInput as exc:
         print(f"rafle train: {exc}", file=sys.stderr)
         return 2
