@@ -328,6 +328,12 @@ def _white_index(rw, rb, c, T):
     return T[T_B3 + code(rw, c)] + 2 * T[T_B3 + code(rb, c)]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _full_white_index(wm, bm, r0, k, T):
+    """White's index of the full board's 2x4 window ``k`` of rows ``r0, r0+1``."""
+    return T[T_B3 + full_code(wm, r0, k)] + 2 * T[T_B3 + full_code(bm, r0, k)]
+
+
 @njit(cache=True, nogil=True)
 def window_sum(wm, bm, width, T, W, idx):
     """The windows' packed sum (``LEARNED_AT``) for White's men ``wm`` and Black's ``bm``,
@@ -338,7 +344,7 @@ def window_sum(wm, bm, width, T, W, idx):
         for r0 in range(FULL_BANDS):
             for k in range(FULL_PER):
                 u = r0 * FULL_PER + k
-                i = T[T_B3 + full_code(wm, r0, k)] + 2 * T[T_B3 + full_code(bm, r0, k)]
+                i = _full_white_index(wm, bm, r0, k, T)
                 idx[u] = i
                 acc += W[LEARNED_AT + u * NCONFIG + i]
         return acc
@@ -363,8 +369,8 @@ def _window_acc(wm, bm, width, T, W):
     if T[T_FULL]:
         for r0 in range(FULL_BANDS):
             for k in range(FULL_PER):
-                i = T[T_B3 + full_code(wm, r0, k)] + 2 * T[T_B3 + full_code(bm, r0, k)]
-                acc += W[LEARNED_AT + (r0 * FULL_PER + k) * NCONFIG + i]
+                acc += W[LEARNED_AT + (r0 * FULL_PER + k) * NCONFIG
+                         + _full_white_index(wm, bm, r0, k, T)]
         return acc
     half = width // 2
     mask = (1 << half) - 1
