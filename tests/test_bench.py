@@ -9,9 +9,9 @@ import pytest
 from protocol.tools import bench
 
 SIGNATURE_DEPTH = 7
-SIGNATURE = 137204          # as shipped: international-2, verified threshold pruning 40+10/1
+SIGNATURE = 127567          # as shipped: international-3, verified threshold pruning 40+10/1
 HAND_SIGNATURE = 164381     # eval=hand
-NO_THRESHOLD_SIGNATURE = 181797     # threshold=false
+NO_THRESHOLD_SIGNATURE = 167250     # threshold=false
 
 
 @pytest.mark.parametrize("options, signature", [({}, SIGNATURE),

@@ -253,20 +253,22 @@ def test_go_stop_and_analysis(page):
     page.expect("state", lambda s: s["players"]["black"]["kind"] == "human")
     page.send("go")                                     # the engine plays White's move now
     page.expect("state", lambda s: s["ply"] == 1, wait=120)
-    page.send("players", black={"kind": "engine", "level": "time 60"})
+    page.send("move", text="16-21")                     # a reply out of the book: the engine must search
+    page.expect("state", lambda s: s["ply"] == 2)
+    page.send("players", white={"kind": "engine", "level": "time 60"})
     page.expect("state", lambda s: s["task"] and s["task"]["mode"] == "think")
     page.expect("info")
     page.send("stop")                                   # it plays its best move so far
-    s = page.expect("state", lambda s: s["ply"] == 2, wait=20)
+    s = page.expect("state", lambda s: s["ply"] == 3, wait=20)
     assert s["running"] is False and s["task"] is None
     replayed(s)
-    page.send("players", black={"kind": "human"})
+    page.send("players", white={"kind": "human"})
     page.send("analyze", on=True)
     s = page.expect("state", lambda s: s["analysing"] and s["task"]["mode"] == "analyze")
     info = page.expect("info", lambda m: m["mode"] == "analyze")
-    assert info["ply"] == 2 and info["pv"]
+    assert info["ply"] == 3 and info["pv"]
     page.send("move", text=s["moves"][0]["text"])       # analysis follows the board
-    page.expect("info", lambda m: m["mode"] == "analyze" and m["ply"] == 3)
+    page.expect("info", lambda m: m["mode"] == "analyze" and m["ply"] == 4)
     page.send("stop")                                   # stop ends analysis
     s = page.expect("state", lambda s: not s["analysing"] and s["task"] is None)
     page.send("analyze", on=True)
