@@ -296,3 +296,35 @@ def test_ctrl_c_keeps_the_finished_games_and_the_same_command_goes_on(tmp_path):
     ids = [g["id"] for g in json.loads(state.read_text())["games"]]
     assert sorted(ids) == list(range(12))
     assert len(read_pdn((tmp_path / "c.pdn").read_text())) == 12
+
+
+def test_ctrl_c_to_the_whole_group_drops_the_games_in_progress_and_forfeits_none(tmp_path):
+    # A terminal's Ctrl-C, and `timeout`, signal the whole process group (timeout twice: the
+    # manager, then the group). Engines of their own session go on until the manager stops
+    # the game in order: no game is scored as a crash, and the second signal prints no traceback.
+    import os
+    import signal
+    import subprocess
+    import time
+    state = tmp_path / "g.json"
+    argv = [sys.executable, "-m", "protocol.cli", "tournament", "--state", str(state),
+            "--pdn", str(tmp_path / "g.pdn"), "--engine", "name=a", f"cmd={RAFLE} hub", "movetime=0.03",
+            "--engine", "name=b", f"cmd={RAFLE} hub", "movetime=0.03", "--games", "40",
+            "--max-plies", "30", "--concurrency", "2"]
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        if state.exists() and len(json.loads(state.read_text())["games"]) >= 2:
+            break
+        time.sleep(0.1)
+    time.sleep(0.3)                     # both workers are in the middle of a game
+    proc.send_signal(signal.SIGINT)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "interrupted" in out
+    games = json.loads(state.read_text())["games"]
+    assert 2 <= len(games) < 40
+    assert not [g for g in games if "crashed" in g["reason"] or "hung" in g["reason"]]
+    assert "forfeited" not in out

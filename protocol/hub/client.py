@@ -84,11 +84,14 @@ class HubClient:
     # ----- process -------------------------------------------------------------
     def start(self, timeout: float = 120.0) -> None:
         """Launch the engine and run the handshake (``hub`` ... ``wait``, ``init`` ... ``ready``)."""
+        # The engine gets a session of its own: a Ctrl-C at the terminal (or `timeout`, which
+        # signals the whole group) reaches the manager, which stops its games in order, and
+        # not the engine in the middle of a game, which would score as a crash.
         try:
             proc = subprocess.Popen(
                 self.argv, cwd=self.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, text=True, bufsize=1, encoding="utf-8",
-                errors="replace")
+                errors="replace", start_new_session=True)
         except OSError as e:
             raise EngineError(f"cannot start {' '.join(self.argv)!r}: {e}") from None
         # The readers get the process itself: quit() from another thread (a page closed

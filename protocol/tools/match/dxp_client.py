@@ -88,9 +88,10 @@ class DxpClient:
 
     # ----- process and connection ------------------------------------------------
     def start(self, timeout: float = 120.0) -> None:
-        try:
+        try:   # its own session, as a Hub engine's (HubClient.start)
             self.proc = subprocess.Popen(self.argv, cwd=self.cwd, stdin=subprocess.DEVNULL,
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                         start_new_session=True)
         except OSError as e:
             raise EngineError(f"cannot start {' '.join(self.argv)!r}: {e}") from None
         deadline = time.monotonic() + timeout

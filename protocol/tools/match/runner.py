@@ -16,6 +16,7 @@ import argparse
 import datetime
 import os
 import re
+import signal
 import sys
 import threading
 import time
@@ -470,9 +471,23 @@ def run_workers(target, count: int, on_interrupt) -> None:
             for t in threads:
                 t.join(0.2)
     except KeyboardInterrupt:
-        on_interrupt()
-        for t in threads:
-            t.join(10)
+        # A second Ctrl-C while the games stop (a terminal or `timeout` signals the whole
+        # process group, and often twice) must not cut the stop short with a traceback.
+        previous = _ignore_sigint()
+        try:
+            on_interrupt()
+            for t in threads:
+                t.join(10)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+
+
+def _ignore_sigint():
+    """Ignore SIGINT from now on (main thread only); the handler it replaced, or None."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def shut(client: HubClient | None) -> None:
