@@ -176,3 +176,18 @@ def test_the_move_limit_is_adjudicated_by_the_shipped_endgame_databases(tmp_path
         assert "the move limit (1), adjudicated by the endgame databases" in g.tags["Termination"]
     # it left after each game (stop code 1) and was started again for the next: no forfeit
     assert "failed to start" not in out and "crashed" not in out
+
+
+def test_a_dxp_engine_still_running_at_exit_is_killed():
+    # Engines run in a session of their own: one that outlived a stopped game's wait is
+    # killed at the manager's exit instead of serving on as an orphan.
+    import subprocess
+    from protocol.tools.match import dxp_client
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                            start_new_session=True)
+    dxp_client._LIVE.add(proc)
+    try:
+        dxp_client._kill_live()
+        assert proc.wait(10) is not None
+    finally:
+        dxp_client._LIVE.discard(proc)

@@ -21,6 +21,7 @@ move is named in the error, so it is never taken for silence.
 """
 from __future__ import annotations
 
+import atexit
 import shlex
 import socket
 import subprocess
@@ -32,6 +33,18 @@ from ...dxp.link import Link, PeerGone, PeerSilent
 from ...dxp.wire import (Chat, DxpError, GameAcc, GameEnd, GameReq, MoveMsg, decode,
                         format_minutes)
 from ...hub.client import EngineError, EngineProtocolError, EngineTimeout, SearchReply
+
+# Engine processes started and not yet waited for.  A DXP engine has no stdin to lose and,
+# in a session of its own, no group signal ends it: whatever is still running when the
+# manager exits (a game stopped by Ctrl-C that outlived the stop's wait) is killed here.
+_LIVE: set = set()
+
+
+@atexit.register
+def _kill_live() -> None:
+    for proc in list(_LIVE):
+        if proc.poll() is None:
+            proc.kill()
 
 NAME = "Rafle tournament"
 CHAT_WAIT = 0.2         # seconds to wait for the CHAT an engine sends after its GAMEEND (Scan)
@@ -92,6 +105,7 @@ class DxpClient:
             self.proc = subprocess.Popen(self.argv, cwd=self.cwd, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                          start_new_session=True)
+            _LIVE.add(self.proc)
         except OSError as e:
             raise EngineError(f"cannot start {' '.join(self.argv)!r}: {e}") from None
         deadline = time.monotonic() + timeout
@@ -131,6 +145,7 @@ class DxpClient:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+            _LIVE.discard(proc)
 
     def ping(self, timeout: float = 10.0) -> None:
         if not self.alive():
