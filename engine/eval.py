@@ -41,7 +41,8 @@ from numba import njit
 from .bits import lsb_index, popcount
 from .movegen import king_quiet_count as _king_moves, man_free, man_steps, step
 from .patterns import (B3, B3R, FULL_BANDS, FULL_PER, MAX_SLOTS, NCONFIG, NDENSE, PHASE_ONE, SCALE,
-                       band, code, full_code, full_square_slots, phase, row_bits, square_slots)
+                       SLOTS_AT, band, code, full_code, full_square_slots, odd_code, phase, row_bits,
+                       square_slots, windows)
 from .variants import (
     KG_BREAKTHROUGH, KG_LOSING, NDIRS, V_BOARD, V_FLYING_KING, V_GOAL, V_MAN_STEPS, V_WIDTH,
 )
@@ -93,6 +94,7 @@ T_DIAG = 22        # the long diagonal (46-5 on 10x10)
 T_FAR_W = 23       # White's far half (rows width/2 ..)
 T_FAR_B = 24
 T_FULL = 25        # 1 on the plain 8x8 board (Turkish): 2x4 windows (engine.patterns.full_code)
+T_NW = 26          # the first family's windows: more in W[LEARNED] means the second family too
 T_CONE_W = 32      # +bit: squares ahead of a white man on bit, widening one column per row
 T_CONE_B = 96
 T_RANK = 160       # +bit: row number from the top (0 = row of square 1)
@@ -100,7 +102,7 @@ T_ROWS = 224       # +r: the bit of row r's first square (engine.patterns.band)
 T_B3 = 364         # +code: an 8-bit window code in base 3
 T_B3R = 620        # +code: the same, the code read backwards
 T_SLOTS = 876      # +bit * SLOT_ROW: the windows of a square (engine.patterns.square_slots)
-SLOT_ROW = 1 + 2 * MAX_SLOTS
+SLOT_ROW = SLOTS_AT + 2 * MAX_SLOTS
 N_TABLE = T_SLOTS + 64 * SLOT_ROW
 
 # The learned evaluation's weights follow the hand weights in the same array:
@@ -148,6 +150,7 @@ def _tables(width: int) -> np.ndarray:
     T[T_ROWS:T_ROWS + width] = row_bits(width)
     T[T_B3:T_B3 + 256] = B3
     T[T_B3R:T_B3R + 256] = B3R
+    T[T_NW] = windows(width)
     T[T_SLOTS:] = square_slots(width).ravel()
     T.flags.writeable = False
     return T
@@ -180,6 +183,7 @@ def _full_tables() -> np.ndarray:
     T[T_B3:T_B3 + 256] = B3
     T[T_B3R:T_B3R + 256] = B3R
     T[T_FULL] = 1
+    T[T_NW] = windows(8, True)
     T[T_SLOTS:] = full_square_slots().ravel()
     T = np.array([x - (1 << 64) if x >> 63 else x for x in map(int, T)], dtype=np.int64)
     T.flags.writeable = False
@@ -329,6 +333,12 @@ def _white_index(rw, rb, c, T):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _odd_white_index(rw, rb, c, r0, T):
+    """White's index of the second family's window ``c`` of the band of rows ``r0 ..``."""
+    return T[T_B3 + odd_code(rw, c, r0)] + 2 * T[T_B3 + odd_code(rb, c, r0)]
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _full_white_index(wm, bm, r0, k, T):
     """White's index of the full board's 2x4 window ``k`` of rows ``r0, r0+1``."""
     return T[T_B3 + full_code(wm, r0, k)] + 2 * T[T_B3 + full_code(bm, r0, k)]
@@ -359,6 +369,12 @@ def window_sum(wm, bm, width, T, W, idx):
             i = _white_index(rw, rb, c, T)
             idx[u] = i
             acc += W[LEARNED_AT + u * NCONFIG + i]
+        if W[LEARNED] > T[T_NW]:
+            for c in range(per - 1):
+                u = T[T_NW] + r0 * (per - 1) + c
+                i = _odd_white_index(rw, rb, c, r0, T)
+                idx[u] = i
+                acc += W[LEARNED_AT + u * NCONFIG + i]
     return acc
 
 
@@ -380,23 +396,28 @@ def _window_acc(wm, bm, width, T, W):
         rb = band(bm, T, T_ROWS, r0, mask)
         for c in range(per):
             acc += W[LEARNED_AT + (r0 * per + c) * NCONFIG + _white_index(rw, rb, c, T)]
+        if W[LEARNED] > T[T_NW]:
+            for c in range(per - 1):
+                acc += W[LEARNED_AT + (T[T_NW] + r0 * (per - 1) + c) * NCONFIG
+                         + _odd_white_index(rw, rb, c, r0, T)]
     return acc
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _shift_men(acc, idx, men, sign, T, W):
+def _shift_men(acc, idx, men, sign, both, T, W):
     """``acc`` with each man of ``men`` added (``sign`` +1 for White's, +2 for Black's) or
-    taken away (-1, -2) in every window it lies in; ``idx`` updated."""
+    taken away (-1, -2) in every window it lies in (``both``: 1 with the second family,
+    else 0); ``idx`` updated."""
     while men:
         x = lsb_index(men)
         men &= men - 1
         at = T_SLOTS + x * SLOT_ROW
-        for j in range(T[at]):
-            u = T[at + 1 + 2 * j]
+        for j in range(T[at + both]):
+            u = T[at + SLOTS_AT + 2 * j]
             base = LEARNED_AT + u * NCONFIG
             i = idx[u]
             acc -= W[base + i]
-            i += sign * T[at + 2 + 2 * j]
+            i += sign * T[at + SLOTS_AT + 1 + 2 * j]
             idx[u] = i
             acc += W[base + i]
     return acc
@@ -410,10 +431,11 @@ def windows_after(acc, idx, p, q, wm, bm, wm2, bm2, T, W):
     for u in range(W[LEARNED]):
         idx[q, u] = idx[p, u]
     row = idx[q]
-    acc = _shift_men(acc, row, wm & ~wm2, -1, T, W)
-    acc = _shift_men(acc, row, bm & ~bm2, -2, T, W)
-    acc = _shift_men(acc, row, wm2 & ~wm, 1, T, W)
-    return _shift_men(acc, row, bm2 & ~bm, 2, T, W)
+    both = 1 if W[LEARNED] > T[T_NW] else 0
+    acc = _shift_men(acc, row, wm & ~wm2, -1, both, T, W)
+    acc = _shift_men(acc, row, bm & ~bm2, -2, both, T, W)
+    acc = _shift_men(acc, row, wm2 & ~wm, 1, both, T, W)
+    return _shift_men(acc, row, bm2 & ~bm, 2, both, T, W)
 
 
 @njit(cache=True, nogil=True)

@@ -27,7 +27,8 @@ from numba import njit
 from .bits import popcount
 from .eval import (BACK, BT_MULT, DRAW_DIV, KING, MAN, MOB_KING, MOB_MAN, ROW, RUN_ROW, RUNAWAY,
                    T_B3, T_B3R, T_ROWS, TEMPO, WEIGHTS, hand_terms)
-from .patterns import NCONFIG, NDENSE, PHASE_ONE, SCALE, layout, phase, window_indices, windows
+from .patterns import (NCONFIG, NDENSE, PHASE_ONE, SCALE, layout, odd_windows, phase, window_indices,
+                       windows)
 from .weights import start_pieces
 from .variants import GOAL_BREAKTHROUGH, GOAL_LOSING, GOAL_NORMAL, KG_LOSING, V_GOAL, V_WIDTH
 
@@ -61,11 +62,11 @@ def start_weights(goal: str = GOAL_NORMAL) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def _extract(white, black, kings, turn, V, T, full, start, idx_w, idx_b, feats, ph, dd):
+def _extract(white, black, kings, turn, V, T, full, odd, start, idx_w, idx_b, feats, ph, dd):
     for i in range(len(white)):
         w, b, k = white[i], black[i], kings[i]
         window_indices(w & ~k, b & ~k, T, T_ROWS, T_B3, T_B3R, V[V_WIDTH], full, idx_w[i],
-                       idx_b[i])
+                       idx_b[i], odd)
         for d in range(TEMPO):
             feats[i, d] = hand_terms(w, b, k, V, T, UNIT, d * NDENSE, d * NDENSE, 1)[0]
         feats[i, TEMPO] = 1 if turn[i] == 0 else -1
@@ -79,11 +80,11 @@ def _extract(white, black, kings, turn, V, T, full, start, idx_w, idx_b, feats, 
                      | (2 if w & k and popcount(b) <= 3 else 0))
 
 
-def extract_features(white, black, kings, turn, variant, tables):
+def extract_features(white, black, kings, turn, variant, tables, odd: bool = False):
     """The features of each position: (White's window indices, Black's, dense terms,
-    opening share, drawish-ending flags)."""
+    opening share, drawish-ending flags); ``odd``: the second family of windows too."""
     n = len(white)
-    nw = windows(variant.width, variant.full_board)
+    nw = windows(variant.width, variant.full_board, odd)
     idx_w = np.zeros((n, nw), dtype=np.int32)
     idx_b = np.zeros((n, nw), dtype=np.int32)
     feats = np.zeros((n, NDENSE), dtype=np.float64)
@@ -91,8 +92,8 @@ def extract_features(white, black, kings, turn, variant, tables):
     dd = np.zeros(n, dtype=np.int8)
     _extract(np.asarray(white, np.int64), np.asarray(black, np.int64),
              np.asarray(kings, np.int64), np.asarray(turn, np.int64), variant.table, tables,
-             variant.full_board, start_pieces(variant.width, variant.full_board), idx_w, idx_b,
-             feats, ph, dd)
+             variant.full_board, odd, start_pieces(variant.width, variant.full_board), idx_w,
+             idx_b, feats, ph, dd)
     return idx_w, idx_b, feats, ph, dd
 
 
@@ -178,8 +179,9 @@ class Fit:
     """The weights being fitted for one board width, in hundredths of a man (floats)."""
 
     def __init__(self, width: int, k: float = 200.0, lr: float = 2.0, l2: float = 1e-4,
-                 goal: str = GOAL_NORMAL, init: np.ndarray | None = None, full: bool = False):
-        _, self.eg_w, self.op_d, self.eg_d, n = layout(width, full)
+                 goal: str = GOAL_NORMAL, init: np.ndarray | None = None, full: bool = False,
+                 odd: bool = False):
+        _, self.eg_w, self.op_d, self.eg_d, n = layout(width, full, odd)
         self.width = width
         self.theta = np.zeros(n, dtype=np.float64)
         if init is not None:
@@ -216,6 +218,14 @@ class Fit:
         """(opening, endgame) dense weights, hundredths of a man."""
         return (self.theta[self.op_d:self.op_d + NDENSE].copy(),
                 self.theta[self.eg_d:self.eg_d + NDENSE].copy())
+
+
+def widen(block: np.ndarray, width: int) -> np.ndarray:
+    """A block of the first family of windows alone as a block of both families, the
+    second family's weights zero: a fit of the richer model can start from it."""
+    _, eg_w, op_d, _, _ = layout(width)
+    extra = np.zeros(odd_windows(width) * NCONFIG, dtype=block.dtype)
+    return np.concatenate([block[:eg_w], extra, block[eg_w:op_d], extra, block[op_d:]])
 
 
 def expected_result(score, k: float = 200.0):

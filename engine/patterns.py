@@ -14,6 +14,13 @@ the windows of the squares whose men changed (:func:`square_slots`,
 ``engine.eval.windows_after``).  Kings count as empty squares
 in windows: they are material and dense terms of their own.
 
+A second family may join them (``odd``: the weight file says so): the 4x4 windows
+starting at an odd column, 3 per band of rows on the 10x10 board (21 windows), 2 on the
+8x8 (10).  Such a window takes squares ``c, c+1`` of the even rows (whose dark squares
+stand on odd columns) and ``c+1, c+2`` of the odd rows (:func:`odd_code`); it is read,
+numbered and turned as the first family, after it.  Together the two families see
+every 4x4 square of the board.
+
 Turkish draughts plays on all 64 squares (bit = row * 8 + column): its windows are
 2 rows by 4 columns, 8 squares too, starting at rows 0-6 and columns 0, 2, 4 (21
 windows, :func:`full_code`), numbered and turned the same way.
@@ -49,17 +56,25 @@ SCALE = 16
 PHASE_ONE = 256                        # phase: 256 with all start pieces, 0 with none
 
 
-def windows(width: int, full: bool = False) -> int:
-    """The number of windows on a board of this width (``full``: the plain 8x8 board)."""
+def windows(width: int, full: bool = False, odd: bool = False) -> int:
+    """The number of windows on a board of this width (``full``: the plain 8x8 board;
+    ``odd``: with the second family, at odd columns)."""
     if full:
+        if odd:
+            raise ValueError("the plain 8x8 board has one family of windows")
         return FULL_BANDS * FULL_PER
-    return (width - 3) * ((width - 4) // 2 + 1)
+    return (width - 3) * (width // 2 - 1) + (odd_windows(width) if odd else 0)
 
 
-def layout(width: int, full: bool = False) -> tuple[int, int, int, int, int]:
+def odd_windows(width: int) -> int:
+    """The number of windows of the second family (odd columns) on a diagonal board."""
+    return (width - 3) * (width // 2 - 2)
+
+
+def layout(width: int, full: bool = False, odd: bool = False) -> tuple[int, int, int, int, int]:
     """Offsets of (opening windows, endgame windows, opening dense, endgame dense) in a
     weight block, and its size."""
-    nw = windows(width, full) * NCONFIG
+    nw = windows(width, full, odd) * NCONFIG
     return 0, nw, 2 * nw, 2 * nw + NDENSE, 2 * nw + 2 * NDENSE
 
 
@@ -100,27 +115,44 @@ def _turned() -> np.ndarray:
 
 
 TURNED = _turned()
-MAX_SLOTS = 8                          # windows a square belongs to, at most
+MAX_SLOTS = 16                         # windows a square belongs to, at most (both families)
+SLOTS_AT = 2                           # a square's slot row: [n first family, n both, u1, p1, ...]
+
+
+def _add_slot(out, x, u, power):
+    n = out[x, 1]
+    out[x, SLOTS_AT + 2 * n] = u
+    out[x, SLOTS_AT + 1 + 2 * n] = power
+    out[x, 1] = n + 1
 
 
 def square_slots(width: int) -> np.ndarray:
-    """For each bit of a square: ``[n, u1, p1, ..., u8, p8]``: the ``n`` windows ``u`` the
-    square lies in and its power of three ``p`` in each window's code (a White man there
-    adds ``p`` to White's index of the window, a Black man ``2 * p``).  The incremental
-    update of the windows (``engine.eval.windows_after``) reads it."""
+    """For each bit of a square: ``[n1, n, u1, p1, ..., u16, p16]``: the windows ``u`` the
+    square lies in (the first ``n1`` of the first family, all ``n`` with the second) and
+    its power of three ``p`` in each window's code (a White man there adds ``p`` to
+    White's index of the window, a Black man ``2 * p``).  The incremental update of the
+    windows (``engine.eval.windows_after``) reads it."""
     half = width // 2
     per = half - 1
-    out = np.zeros((64, 1 + 2 * MAX_SLOTS), dtype=np.int64)
+    out = np.zeros((64, SLOTS_AT + 2 * MAX_SLOTS), dtype=np.int64)
     for r, first in enumerate(row_bits(width)):
         for q in range(half):
             x = first + q
             for r0 in range(max(0, r - 3), min(r, width - 4) + 1):
                 for c in (q - 1, q):
                     if 0 <= c < per:
-                        n = out[x, 0]
-                        out[x, 1 + 2 * n] = r0 * per + c
-                        out[x, 2 + 2 * n] = 3 ** (2 * (r - r0) + (q - c))
-                        out[x, 0] = n + 1
+                        _add_slot(out, x, r0 * per + c, 3 ** (2 * (r - r0) + (q - c)))
+            out[x, 0] = out[x, 1]
+    nw = (width - 3) * per
+    for r, first in enumerate(row_bits(width)):
+        s = r % 2                              # odd rows: the window's squares c+1, c+2
+        for q in range(half):
+            x = first + q
+            for r0 in range(max(0, r - 3), min(r, width - 4) + 1):
+                for c in (q - 1 - s, q - s):
+                    if 0 <= c < per - 1:
+                        _add_slot(out, x, nw + r0 * (per - 1) + c,
+                                  3 ** (2 * (r - r0) + (q - c - s)))
     return out
 
 
@@ -128,16 +160,14 @@ def full_square_slots() -> np.ndarray:
     """:func:`square_slots` on the plain 8x8 board (bit = row * 8 + column): the 2x4
     windows a square lies in, and its power of three there (its place in the window's
     code: row by row from the top, left square first)."""
-    out = np.zeros((64, 1 + 2 * MAX_SLOTS), dtype=np.int64)
+    out = np.zeros((64, SLOTS_AT + 2 * MAX_SLOTS), dtype=np.int64)
     for x in range(64):
         r, c = divmod(x, 8)
         for r0 in range(max(0, r - 1), min(r, FULL_BANDS - 1) + 1):
             for k in range(FULL_PER):
                 if 2 * k <= c <= 2 * k + 3:
-                    n = out[x, 0]
-                    out[x, 1 + 2 * n] = r0 * FULL_PER + k
-                    out[x, 2 + 2 * n] = 3 ** (4 * (r - r0) + c - 2 * k)
-                    out[x, 0] = n + 1
+                    _add_slot(out, x, r0 * FULL_PER + k, 3 ** (4 * (r - r0) + c - 2 * k))
+        out[x, 0] = out[x, 1]
     return out
 
 
@@ -166,23 +196,37 @@ def code(rows, c):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def odd_code(rows, c, r0):
+    """The 8-bit code of the second family's window ``c`` of the band of rows ``r0 ..``:
+    squares ``c, c+1`` of its even rows, ``c+1, c+2`` of its odd rows."""
+    m = 0x00030003 if r0 % 2 == 0 else 0x03000300
+    x = ((rows >> c) & m) | ((rows >> (c + 1)) & (0x03030303 ^ m))
+    return (x | (x >> 6) | (x >> 12) | (x >> 18)) & 0xFF
+
+
+@njit(cache=True, nogil=True, inline="always")
 def pair(rw, rb, c, T, t_b3, t_b3r):
     """For the window at squares ``c, c+1`` of a band (White's rows ``rw``, Black's
     ``rb``): White's index of its weights, and Black's index of the weights of the
     window the turned board puts there (the codes reversed, the colours swapped)."""
-    cw = code(rw, c)
-    cb = code(rb, c)
+    return indices(code(rw, c), code(rb, c), T, t_b3, t_b3r)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def indices(cw, cb, T, t_b3, t_b3r):
+    """White's and Black's (turned) indices of a window whose codes are ``cw``, ``cb``."""
     return T[t_b3 + cw] + 2 * T[t_b3 + cb], T[t_b3r + cb] + 2 * T[t_b3r + cw]
 
 
 @njit(cache=True, nogil=True)
-def window_indices(wm, bm, T, t_rows, t_b3, t_b3r, width, full, out_w, out_b):
+def window_indices(wm, bm, T, t_rows, t_b3, t_b3r, width, full, out_w, out_b, odd=False):
     """Every window's (White's, Black's) index of its weights, into ``out_w``/``out_b``.
 
     Windows are numbered row band by row band, left to right, so the window the turned
     board puts on window ``u`` is ``nw - 1 - u``: Black reads window ``nw - 1 - u``'s
     weights with the codes of ``u`` reversed and the colours swapped.  ``full``: the
-    plain 8x8 board's 2x4 windows (the same numbering and turning)."""
+    plain 8x8 board's 2x4 windows (the same numbering and turning).  ``odd``: the second
+    family too, numbered after the first and turned within itself."""
     if full:
         nw = FULL_BANDS * FULL_PER
         for r0 in range(FULL_BANDS):
@@ -203,6 +247,12 @@ def window_indices(wm, bm, T, t_rows, t_b3, t_b3r, width, full, out_w, out_b):
         for c in range(per):
             u = r0 * per + c
             out_w[u], out_b[nw - 1 - u] = pair(rw, rb, c, T, t_b3, t_b3r)
+        if odd:
+            n2 = (width - 3) * (per - 1)
+            for c in range(per - 1):
+                u = r0 * (per - 1) + c
+                out_w[nw + u], out_b[nw + n2 - 1 - u] = indices(
+                    odd_code(rw, c, r0), odd_code(rb, c, r0), T, t_b3, t_b3r)
 
 
 @njit(cache=True, nogil=True)

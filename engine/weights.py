@@ -3,7 +3,8 @@
 A weight file (``.npz``) holds ``block`` (int32, the pattern weights of
 :func:`engine.patterns.layout`), ``width`` (the board it was fitted for; ``full``
 true for the plain 8x8 board of Turkish draughts, absent or false for a diagonal
-board), ``version`` (a name such as ``international-1``) and ``variant``.  The files Rafle ships live in
+board; ``odd`` true where the second family of windows is in, absent or false if not),
+``version`` (a name such as ``international-1``) and ``variant``.  The files Rafle ships live in
 ``engine/data/weights-<variant>.npz``; ``rafle train`` writes them.  A variant without
 a file plays with the hand evaluation.  A file that cannot be read, or does not fit
 the board, raises :class:`WeightsError` naming the file; callers fall back to the
@@ -19,7 +20,7 @@ import numpy as np
 
 from .errors import BadInput
 from .eval import LEARNED, LEARNED_AT, LEARNED_START, N_WEIGHTS, WEIGHTS
-from .patterns import NCONFIG, TURNED, layout, windows
+from .patterns import NCONFIG, TURNED, layout, odd_windows, windows
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -47,23 +48,30 @@ def shipped(variant) -> Path:
 LIMIT = 1 << 24      # a window weight's bound: 56 of them sum inside 32 bits (28 entries of two)
 
 
-def _both_sides(w: np.ndarray, nw: int) -> np.ndarray:
+def _both_sides(w: np.ndarray, families: list[int]) -> np.ndarray:
     """Per window and White's index: White's weight minus the weight Black reads from
-    the same squares (the opposite window, through the board turned: ``TURNED``)."""
-    w = w.reshape(nw, NCONFIG)
-    return (w - w[::-1][:, TURNED]).ravel()
+    the same squares (the opposite window of the same family, through the board turned:
+    ``TURNED``)."""
+    out, at = [], 0
+    for n in families:
+        f = w[at * NCONFIG:(at + n) * NCONFIG].reshape(n, NCONFIG)
+        out.append((f - f[::-1][:, TURNED]).ravel())
+        at += n
+    return np.concatenate(out)
 
 
-def learned(block: np.ndarray, width: int, name: str, full: bool = False) -> Evaluation:
+def learned(block: np.ndarray, width: int, name: str, full: bool = False,
+            odd: bool = False) -> Evaluation:
     """The weight array of a learned evaluation: the hand weights, then one entry a window
     and index for both sides and both phases (White's weight minus Black's from the same
     squares, opening * 2^32 + endgame: one read), then the dense weights (opening,
-    endgame)."""
-    _, eg_w, op_d, _, size = layout(width, full)
-    nw = windows(width, full)
+    endgame).  ``odd``: the block holds the second family of windows too."""
+    _, eg_w, op_d, _, size = layout(width, full, odd)
+    nw = windows(width, full, odd)
+    families = [windows(width, full)] + ([odd_windows(width)] if odd else [])
     block = np.asarray(block, dtype=np.int64)
-    op = _both_sides(np.clip(block[:eg_w], -LIMIT, LIMIT), nw)
-    eg = _both_sides(np.clip(block[eg_w:op_d], -LIMIT, LIMIT), nw)
+    op = _both_sides(np.clip(block[:eg_w], -LIMIT, LIMIT), families)
+    eg = _both_sides(np.clip(block[eg_w:op_d], -LIMIT, LIMIT), families)
     out = np.zeros(LEARNED_AT + eg_w + size - op_d, dtype=np.int64)
     out[:N_WEIGHTS] = WEIGHTS
     out[LEARNED] = nw
@@ -79,12 +87,15 @@ def start_pieces(width: int, full: bool = False) -> int:
     return 32 if full else 40 if width == 10 else 24
 
 
-def _read(path: Path) -> tuple[np.ndarray, int, bool, str]:
-    """(block, width, full board, version) of a weight file; WeightsError if unreadable."""
+def _read(path: Path) -> tuple[np.ndarray, int, bool, bool, str]:
+    """(block, width, full board, second family, version) of a weight file; WeightsError
+    if unreadable."""
     try:
         with np.load(path, allow_pickle=False) as data:
             full = bool(data["full"]) if "full" in data.files else False
-            return np.asarray(data["block"]), int(data["width"]), full, str(data["version"])
+            odd = bool(data["odd"]) if "odd" in data.files else False
+            return (np.asarray(data["block"]), int(data["width"]), full, odd,
+                    str(data["version"]))
     except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as exc:
         raise WeightsError(f"cannot read the weight file {path}: {exc}") from None
 
@@ -96,8 +107,9 @@ def _board(width: int, full: bool) -> str:
 def check(path: str | Path) -> str:
     """The version of the weight file ``path``; WeightsError if it is not one."""
     path = Path(path)
-    block, width, full, version = _read(path)
-    if width not in (8, 10) or (full and width != 8) or len(block) != layout(width, full)[-1]:
+    block, width, full, odd, version = _read(path)
+    if (width not in (8, 10) or (full and (width != 8 or odd))
+            or len(block) != layout(width, full, odd)[-1]):
         raise WeightsError(f"the weight file {path} is not a pattern evaluation of Rafle's")
     return version
 
@@ -105,26 +117,31 @@ def check(path: str | Path) -> str:
 def load(path: str | Path, variant) -> Evaluation:
     """The learned evaluation in ``path`` for ``variant``'s board; WeightsError if the
     file is unreadable or not one of ours."""
-    block, version = _checked(Path(path), variant)
-    return learned(block.astype(np.int64), variant.width, version, variant.full_board)
+    block, version, odd = _checked(Path(path), variant)
+    return learned(block.astype(np.int64), variant.width, version, variant.full_board, odd)
 
 
-def weight_block(path: str | Path, variant) -> np.ndarray:
+def weight_block(path: str | Path, variant) -> tuple[np.ndarray, bool]:
     """The weights of ``path`` as ``rafle train`` wrote them (to start a fit of
-    ``variant`` from them); WeightsError as :func:`load`."""
-    return _checked(Path(path), variant)[0]
+    ``variant`` from them), and whether they hold the second family of windows;
+    WeightsError as :func:`load`."""
+    block, _, odd = _checked(Path(path), variant)
+    return block, odd
 
 
-def _checked(path: Path, variant) -> tuple[np.ndarray, str]:
-    block, width, full, version = _read(path)
+def _checked(path: Path, variant) -> tuple[np.ndarray, str, bool]:
+    block, width, full, odd, version = _read(path)
     if (width, full) != (variant.width, variant.full_board):
         raise WeightsError(f"the weight file {path} is for a {_board(width, full)}, "
                            f"not {variant.name}'s {_board(variant.width, variant.full_board)}")
-    size = layout(width, full)[-1]
+    if odd and full:
+        raise WeightsError(f"the weight file {path} holds a second family of windows, "
+                           f"which the plain 8x8 board has not")
+    size = layout(width, full, odd)[-1]
     if block.ndim != 1 or len(block) != size or block.dtype.kind not in "iu":
         raise WeightsError(f"the weight file {path} holds {block.shape} {block.dtype} weights, "
                            f"not the {size} integers of the pattern evaluation")
-    return block, version
+    return block, version, odd
 
 
 def default(variant, path: str | Path | None = None) -> tuple[Evaluation, str | None]:

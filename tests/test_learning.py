@@ -186,6 +186,45 @@ def test_train_can_start_from_a_related_variants_weights(tmp_path, capsys):
         assert message in err and str(init) in err and not (tmp_path / "x.npz").exists()
 
 
+def test_the_richer_model_starts_from_one_family_weights_and_plays(tmp_path, capsys):
+    # --odd-windows adds the second family of windows: started from one-family weights its
+    # windows are zero, so epoch 0 scores as the start did; the file says so, loads and
+    # plays, and a fit from it keeps the model without the flag.
+    v = get_variant("international")
+    data = tmp_path / "s.npz"
+    synthetic(data, v, n=3000, seed=7)
+    one, two, on = tmp_path / "one.npz", tmp_path / "two.npz", tmp_path / "on.npz"
+
+    def run(out, *extra):
+        capsys.readouterr()
+        assert cli(["train", "--data", str(data), "--out", str(out), "--lambda", "1", *extra]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        return float(next(x for x in lines if x.startswith("epoch 0")).split()[-1])
+
+    run(one, "--epochs", "2")
+    start = run(one, "--init", str(one), "--epochs", "0")
+    assert run(two, "--init", str(one), "--odd-windows", "--epochs", "0") == start
+    with np.load(one) as a, np.load(two) as b:
+        assert not bool(a["odd"]) and bool(b["odd"])
+        assert len(b["block"]) == layout(10, odd=True)[-1] > len(a["block"])
+    run(on, "--init", str(two), "--epochs", "2")
+    e = wt.load(on, v)
+    assert e.weights[ev.LEARNED] == 49
+    s = Searcher(16)
+    s.resources.use_weights(str(on))
+    assert s.resources.evaluation_for(v).name == "on"
+    pos = start_position(v)
+    assert s.search(pos, [], Limits(depth=5)).pv[0] in legal_moves(pos)
+    turkish = tmp_path / "t.npz"
+    synthetic_full = cli(["selfplay", "--variant", "turkish", "--games", "1", "--nodes", "200",
+                          "--jobs", "1", "--out", str(turkish), "--quiet", "--eval", "hand"])
+    assert synthetic_full == 0
+    capsys.readouterr()
+    assert cli(["train", "--data", str(turkish), "--out", str(tmp_path / "x.npz"),
+                "--odd-windows"]) == 2
+    assert "no second family" in capsys.readouterr().err
+
+
 def test_every_goal_and_the_full_board_fit_play_and_name_their_weights(tmp_path):
     # The learned evaluation serves every goal and Turkish's full board: a tiny self-play
     # and fit of each writes weights whose fit started from the goal's own hand

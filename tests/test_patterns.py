@@ -1,6 +1,6 @@
 """The pattern evaluation against its slow twin, and its colour symmetry.
 
-The twin reads each 4x4 window square by square on (row, column) coordinates, with the
+The twin reads each 4x4 window (both families: at even and at odd columns) square by square on (row, column) coordinates, with the
 board turned 180 degrees for Black, and sums the weights as engine/patterns.py's
 docstring defines them; it shares no table with the kernel.  Both run on thousands of
 random positions of the 10x10 and 8x8 boards with random weights.
@@ -29,12 +29,12 @@ def coords(width: int, square: int, full: bool = False) -> tuple[int, int]:
     return row, 2 * ((square - 1) % half) + (1 if row % 2 == 0 else 0)
 
 
-def slow_learned(pos: Position, block: np.ndarray) -> int:
+def slow_learned(pos: Position, block: np.ndarray, odd: bool = False) -> int:
     v = pos.variant
     width, n, full = v.width, v.nsquares, v.full_board
     board = {coords(width, s, full): pos.piece_at(s) for s in range(1, n + 1)}
-    nw = windows(width, full)
-    op_w, eg_w, op_d, eg_d, _ = layout(width, full)
+    nw = windows(width, full, odd)
+    op_w, eg_w, op_d, eg_d, _ = layout(width, full, odd)
     rows = 2 if full else 4                     # windows of 2x4 squares on the full board
 
     def index(view, r0, c0, own, opp):
@@ -50,6 +50,8 @@ def slow_learned(pos: Position, block: np.ndarray) -> int:
     white_view = lambda r, c: board[(r, c)]
     black_view = lambda r, c: board[(width - 1 - r, width - 1 - c)]
     corners = [(r, c) for r in range(width + 1 - rows) for c in range(0, width - 3, 2)]
+    if odd:                                     # the second family: 4x4 at odd columns
+        corners += [(r, c) for r in range(width - 3) for c in range(1, width - 4, 2)]
     assert len(corners) == nw
     op = eg = 0
     for w, (r0, c0) in enumerate(corners):
@@ -157,9 +159,9 @@ def random_position(variant, rng: random.Random) -> Position:
     return Position(white, black, kings, rng.randint(0, 1), variant)
 
 
-def random_block(width: int, seed: int, full: bool = False) -> np.ndarray:
+def random_block(width: int, seed: int, full: bool = False, odd: bool = False) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    return rng.integers(-3000, 3000, size=layout(width, full)[-1]).astype(np.int64)
+    return rng.integers(-3000, 3000, size=layout(width, full, odd)[-1]).astype(np.int64)
 
 
 def test_the_full_boards_windows_agree_with_their_slow_twin():
@@ -178,17 +180,19 @@ def test_the_full_boards_windows_agree_with_their_slow_twin():
         assert fast == slow_learned(pos, block), pos
 
 
+@pytest.mark.parametrize("odd", [False, True])
 @pytest.mark.parametrize("name", BOARDS)
-def test_the_kernel_agrees_with_its_slow_twin(name):
+def test_the_kernel_agrees_with_its_slow_twin(name, odd):
     v = get_variant(name)
-    block = random_block(v.width, 1)
-    e = wt.learned(block, v.width, "random")
+    block = random_block(v.width, 1, odd=odd)
+    e = wt.learned(block, v.width, "random", odd=odd)
+    assert e.weights[ev.LEARNED] == windows(v.width, odd=odd)
     T = ev.eval_tables(v)
     rng = random.Random(name)
     for _ in range(1500):
         pos = random_position(v, rng)
         fast = int(ev.evaluate(*pos.words, v.table, T, e.weights))
-        assert fast == slow_learned(pos, block), pos
+        assert fast == slow_learned(pos, block, odd), pos
 
 
 def mirrored(pos: Position) -> Position:
@@ -200,13 +204,15 @@ def mirrored(pos: Position) -> Position:
     return Position(turn(pos.black), turn(pos.white), turn(pos.kings), 1 - pos.turn, v)
 
 
-@pytest.mark.parametrize("name", ALL_BOARDS)
-def test_a_mirrored_position_scores_the_same_for_its_side_to_move(name):
+@pytest.mark.parametrize("name,odd", [(n, False) for n in ALL_BOARDS]
+                         + [("international", True), ("russian", True)])
+def test_a_mirrored_position_scores_the_same_for_its_side_to_move(name, odd):
     # The score is the side to move's: the mirror (colours swapped, the other side to
     # move) is the same position seen from the other chair, so the same score; from
     # White's side the two are each other's negation.
     v = get_variant(name)
-    e = wt.learned(random_block(v.width, 2, v.full_board), v.width, "random", v.full_board)
+    e = wt.learned(random_block(v.width, 2, v.full_board, odd), v.width, "random",
+                   v.full_board, odd)
     T = ev.eval_tables(v)
     rng = random.Random(name + "mirror")
     for _ in range(1000):
@@ -275,6 +281,34 @@ def test_a_weight_file_loads_and_a_bad_one_is_named(tmp_path):
         assert str(path) in str(info.value)
 
 
+def test_odd_windows_load_widen_and_a_mismatch_is_refused(tmp_path):
+    # A file with the second family says so (odd); its size must fit; widened one-family
+    # weights (the second family zero) score every position as the first family alone.
+    from engine import learn
+    v = get_variant("international")
+    block = random_block(10, 8).astype(np.int32)
+    wide = learn.widen(block, 10)
+    assert len(wide) == layout(10, odd=True)[-1]
+    one, two = wt.learned(block, 10, "one"), wt.learned(wide, 10, "two", odd=True)
+    T = ev.eval_tables(v)
+    rng = random.Random("widen")
+    for _ in range(300):
+        pos = random_position(v, rng)
+        assert (ev.evaluate(*pos.words, v.table, T, one.weights)
+                == ev.evaluate(*pos.words, v.table, T, two.weights)), pos
+    good, bad = tmp_path / "good.npz", tmp_path / "bad.npz"
+    np.savez(good, block=wide, width=10, odd=True, version="two-1")
+    assert wt.check(good) == "two-1" and wt.load(good, v).weights[ev.LEARNED] == 49
+    np.savez(bad, block=block, width=10, odd=True, version="x")
+    with pytest.raises(wt.WeightsError, match="not the") as info:
+        wt.load(bad, v)
+    assert str(bad) in str(info.value)
+    np.savez(bad, block=random_block(8, 6, True).astype(np.int32), width=8, full=True, odd=True,
+             version="x")
+    with pytest.raises(wt.WeightsError, match="second family"):
+        wt.load(bad, get_variant("turkish"))
+
+
 @pytest.mark.parametrize("name", BOARDS)
 def test_the_training_features_are_the_hand_terms(name):
     from engine import learn
@@ -317,41 +351,44 @@ def test_hand_weights_and_empty_windows_are_the_hand_evaluation(name):
     assert checked > (900 if v.goal == "losing" else 500)
 
 
-@pytest.mark.parametrize("name", ALL_BOARDS)
-def test_the_fit_scores_positions_as_the_kernel_does(name):
+@pytest.mark.parametrize("name,odd", [(n, False) for n in ALL_BOARDS]
+                         + [("international", True), ("english", True)])
+def test_the_fit_scores_positions_as_the_kernel_does(name, odd):
     # rafle train reads windows through engine.patterns.window_indices, the kernel through
     # its own summing loop: with the same weights both give the same score.
     from engine import learn
     v = get_variant(name)
-    block = random_block(v.width, 5, v.full_board)
+    block = random_block(v.width, 5, v.full_board, odd)
     T = ev.eval_tables(v)
     rng = random.Random(name + "fit")
     pos = [random_position(v, rng) for _ in range(500)]
     feats = learn.extract_features(*(np.array(w, dtype=np.int64) for w in zip(*(p.words for p in pos))),
-                                   v, T)
-    fit = learn.Fit(v.width, full=v.full_board)
+                                   v, T, odd)
+    fit = learn.Fit(v.width, full=v.full_board, odd=odd)
     fit.theta[:] = block / SCALE
     for d in learn.FIXED:                  # left out of the fit: no weight there
         fit.theta[fit.op_d + d] = fit.theta[fit.eg_d + d] = 0.0
     block = np.rint(fit.theta * SCALE).astype(np.int64)
-    e = wt.learned(block, v.width, "random", v.full_board)
+    e = wt.learned(block, v.width, "random", v.full_board, odd)
     for i, p in enumerate(pos):
         kernel = ev.evaluate(*p.words, v.table, T, e.weights)
         white = kernel if p.turn == WHITE else -kernel
         assert abs(learn._score(i, *feats, fit.theta, fit.eg_w, fit.op_d, fit.eg_d) - white) <= 1, p
 
 
-@pytest.mark.parametrize("name", ALL_BOARDS)
-def test_windows_updated_move_by_move_equal_windows_read_afresh(name):
+@pytest.mark.parametrize("name,odd", [(n, False) for n in ALL_BOARDS]
+                         + [("international", True), ("brazilian", True)])
+def test_windows_updated_move_by_move_equal_windows_read_afresh(name, odd):
     # The search keeps each window's index and the windows' sum, and a move updates only
     # the windows of the squares that changed (engine.eval.windows_after).
     from engine.position import legal_moves, play, start_position
     v = get_variant(name)
-    e = wt.learned(random_block(v.width, 7, v.full_board), v.width, "random", v.full_board)
+    e = wt.learned(random_block(v.width, 7, v.full_board, odd), v.width, "random",
+                   v.full_board, odd)
     T = ev.eval_tables(v)
     rng = random.Random(name + "update")
-    idx = np.zeros((2, 32), dtype=np.int64)
-    fresh = np.zeros(32, dtype=np.int64)
+    idx = np.zeros((2, 64), dtype=np.int64)
+    fresh = np.zeros(64, dtype=np.int64)
     checked = 0
     for _ in range(30):
         pos = start_position(v)

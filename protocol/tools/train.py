@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from engine import BadInput, get_variant
-from engine import Fit, eval_tables, expected_result, extract_features, weight_block
+from engine import Fit, eval_tables, expected_result, extract_features, weight_block, widen
 
 from ..about import summary
 from .selfplay import chunk_files
@@ -48,6 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--init", metavar="WEIGHTS",
                    help="start from this weight file (a related variant's, the same board size) "
                         "instead of the hand evaluation")
+    p.add_argument("--odd-windows", action="store_true",
+                   help="the richer model: a second family of 4x4 windows, at odd columns, "
+                        "overlapping the first (diagonal boards; kept when --init has it; "
+                        "from --init without it, its windows start at zero)")
     p.add_argument("--quiet", action="store_true", help="no line per epoch")
     return p
 
@@ -99,9 +103,14 @@ def main(argv: list[str]) -> int:
         variant = get_variant(name)
         if not 0 <= args.blend <= 1 or not 0 < args.valid < 1 or args.epochs < 0:
             raise BadInput("--lambda must be in 0..1, --valid in (0, 1), --epochs at least 0")
-        init = weight_block(args.init, variant) if args.init else None
+        init, odd = weight_block(args.init, variant) if args.init else (None, False)
+        if args.odd_windows and variant.full_board:
+            raise BadInput(f"{variant.name}'s plain 8x8 board has no second family of windows")
+        if args.odd_windows and init is not None and not odd:
+            init = widen(init, variant.width)
+        odd = odd or args.odd_windows
         fit = Fit(variant.width, k=args.k, lr=args.lr, l2=args.l2, goal=variant.goal,
-                  init=init, full=variant.full_board)
+                  init=init, full=variant.full_board, odd=odd)
     except BadInput as exc:
         print(f"rafle train: {exc}", file=sys.stderr)
         return 2
@@ -114,7 +123,7 @@ def main(argv: list[str]) -> int:
     held = set(rng.choice(games, size=max(1, int(len(games) * args.valid)), replace=False).tolist())
     is_valid = np.array([g in held for g in data["game"]])
     features = extract_features(data["white"], data["black"], data["kings"], data["turn"], variant,
-                             eval_tables(variant))
+                                eval_tables(variant), odd)
     train = tuple(f[~is_valid] for f in features)
     valid = tuple(f[is_valid] for f in features)
     y_train, y_valid = target[~is_valid], target[is_valid]
@@ -134,7 +143,7 @@ def main(argv: list[str]) -> int:
             best = (valid_loss, epoch, fit.block())
     version = args.version or args.out.rsplit("/", 1)[-1].removesuffix(".npz")
     np.savez_compressed(args.out, block=best[2], width=variant.width, full=variant.full_board,
-                        version=version,
+                        odd=odd, version=version,
                         variant=variant.name, positions=len(target), epoch=best[1],
                         valid_loss=best[0], k=args.k, blend=args.blend)
     op, eg = fit.dense_weights()
