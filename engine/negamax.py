@@ -28,7 +28,8 @@ reader follows them, each a few lines or a helper:
  4. Endgame databases (``_egdb_holds``, ``_egdb_value``).
  5. Threshold pruning, plain or verified (``_plain_depth``, ``_verify_first``).
  6. Quiescence: captures only, else a leaf.
- 7. Transposition table (``_tt_verdict``).
+ 7. Transposition table (``_tt_verdict``); a node it knows nothing of a ply shallower
+    (``_iir_due``).
  8. Generate and order the moves (``_root_moves``, ``_order``); a singular test of the
     TT move (``_singular_due``, ``_singular_first``).
  9. Make the next move and set the child's window: PVS, LMR (``_child_window``); a
@@ -108,6 +109,7 @@ P_MALUS = kernel_slot("history-malus")          # moves searched before a cut lo
 P_COUNTER = kernel_slot("counter-moves")        # counter-moves ordered after the killers
 P_SINGULAR = kernel_slot("singular-depth")      # singular extensions from this depth, 0 = off
 P_SINGULAR_MARGIN = kernel_slot("singular-margin")
+P_IIR = kernel_slot("iir-depth")                # internal iterative reduction, 0 = off
 P_LO, P_HI, P_AGE, P_BARRED, P_EGDB, P_EGDB_ROOT, P_EGDB_FILTER, P_EXCLUDED = range(
     len(KERNEL_OPTIONS), len(KERNEL_OPTIONS) + 8)
 MAX_EXCLUDED = 8
@@ -170,6 +172,7 @@ class Knobs(NamedTuple):
     counter: bool             # counter-moves
     singular: int             # singular-depth (0: off)
     singular_margin: int      # singular-margin: hundredths a ply of depth
+    iir: int                  # iir-depth (0: off)
 
 
 RULE_NONE, RULE_DRAW, RULE_NO_MOVE = 0, 1, 2
@@ -289,6 +292,8 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 cut, v, ttmove = _tt_verdict(entry, p, d, alpha, beta, v)
                 if cut:
                     continue
+                if _iir_due(p, d, entry, st[p, F_VERIFY], knobs):
+                    d = st[p, F_DEPTH] = d - 1    # a node never searched: a ply shallower
                 # Step 8. Generate and order the moves.
                 n = generate(w, b, k, t, V, S, moves, state)
                 if p == 0:
@@ -440,7 +445,7 @@ def _knobs(P, V, W):
                  P[P_EGDB], P[P_EGDB_ROOT], P[P_GATE] != 0, P[P_NESTED] != 0,
                  P[P_QS_THREATS] != 0, windows, windows and P[P_EVAL_CHECK] != 0,
                  P[P_EVAL_CACHE] != 0 and P[P_EVAL_CHECK] == 0, P[P_MALUS] != 0,
-                 P[P_COUNTER] != 0, P[P_SINGULAR], P[P_SINGULAR_MARGIN])
+                 P[P_COUNTER] != 0, P[P_SINGULAR], P[P_SINGULAR_MARGIN], P[P_IIR])
 
 
 # The helpers the loop calls for every node or move take and return numbers only: an
@@ -590,6 +595,13 @@ def _tt_verdict(entry, p, d, alpha, beta, v):
                 or (bound == tt.BOUND_UPPER and s <= alpha)):
             return True, s, ttmove
     return False, v, ttmove
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _iir_due(p, d, entry, verify, knobs):
+    """Step 7, internal iterative reduction: a node below the root, deep enough, that the
+    table holds nothing of (every stored entry has a move), outside a verification."""
+    return knobs.iir > 0 and p > 0 and d >= knobs.iir and entry == 0 and verify == VF_NONE
 
 
 @njit(cache=True, nogil=True)

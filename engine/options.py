@@ -153,6 +153,9 @@ OPTIONS: tuple[Option, ...] = (
          "that bar is at least beta, the node is cut (multi-cut)", kernel=True),
     _int("singular-margin", 4, 0, 1000, "singular extensions: the margin below the TT score, "
          "hundredths of a man a ply of depth", kernel=True),
+    _int("iir-depth", 0, 0, 64, "internal iterative reduction from this depth (0: off): a node "
+         "below the root that the transposition table knows nothing of is searched a ply "
+         "shallower", kernel=True),
     _bool("eval-cache", False, "the search keeps the static evaluations of recent positions in "
           "a small table of its own (65,536 entries a thread)", kernel=True),
     _bool("eval-check", False, "debug: the search checks every evaluation it updates move "

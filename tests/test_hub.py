@@ -513,6 +513,8 @@ def test_threshold_parameters_change_a_fixed_depth_search():
         "... to depth 2": ["futility-depth value=2"],
         "singular extensions from depth 4": ["futility value=0", "singular-depth value=4"],
         "... margin 10 a ply": ["singular-margin value=10"],
+        "internal iterative reduction from depth 3": ["singular-depth value=0",
+                                                      "iir-depth value=3"],
     }
     nodes = {}
     for name, params in settings.items():
@@ -530,6 +532,7 @@ def test_threshold_parameters_change_a_fixed_depth_search():
                     "set-param name=lmr-pv-moves value=2", "set-param name=lmr-two-moves value=0",
                     "set-param name=lmr-killers value=false", "set-param name=lmr-log value=0",
                     "set-param name=futility value=0", "set-param name=singular-depth value=0",
+                    "set-param name=iir-depth value=0",
                     f"set-param name=threshold-nested value={nested}", "new-game",
                     f'pos pos={START} moves="32-28 19-23 28x19 14x23"', "level depth=11", "go think")
         lines = engine.read_until("done")

@@ -301,7 +301,7 @@ def test_finds_the_shot_with_exact_mate_distance(searcher, fen):
 NEW_SWITCHES = [{"qs-threats": "true"}, {"threshold-gate": "false", "threshold-nested": "false"},
                 {"history-malus": "true", "counter-moves": "true"}, {"eval-cache": "true"},
                 {"lmr-log": "130"}, {"futility": "50", "futility-depth": "2"},
-                {"singular-depth": "4", "singular-margin": "2"}]
+                {"singular-depth": "4", "singular-margin": "2"}, {"iir-depth": "3"}]
 
 
 @pytest.mark.parametrize("switches", NEW_SWITCHES)
@@ -501,7 +501,7 @@ def test_options_are_validated():
                      "threshold-gate", "threshold-nested", "qs-threats", "lmr-depth",
                      "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "lmr-log", "futility",
                      "futility-depth", "history-malus",
-                     "counter-moves", "singular-depth", "singular-margin", "eval-cache", "eval-check", "time-horizon", "book",
+                     "counter-moves", "singular-depth", "singular-margin", "iir-depth", "eval-cache", "eval-check", "time-horizon", "book",
                      "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
     assert s.set_option("egdb-size", "0") and s.settings.egdb_size == 0
     assert not s.set_option("egdb-size", "8") and not s.set_option("egdb-size", "-1")
