@@ -9,9 +9,10 @@ import pytest
 from protocol.tools import bench
 
 SIGNATURE_DEPTH = 7
-SIGNATURE = 127567          # as shipped: international-3, verified threshold pruning 40+10/1
-HAND_SIGNATURE = 164381     # eval=hand
-NO_THRESHOLD_SIGNATURE = 167250     # threshold=false
+SIGNATURE = 125308          # as shipped: international-3, verified threshold pruning 40+10/1,
+                            # internal iterative reduction from depth 3
+HAND_SIGNATURE = 145145     # eval=hand
+NO_THRESHOLD_SIGNATURE = 167491     # threshold=false
 
 
 @pytest.mark.parametrize("options, signature", [({}, SIGNATURE),

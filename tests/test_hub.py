@@ -513,8 +513,7 @@ def test_threshold_parameters_change_a_fixed_depth_search():
         "... to depth 2": ["futility-depth value=2"],
         "singular extensions from depth 4": ["futility value=0", "singular-depth value=4"],
         "... margin 10 a ply": ["singular-margin value=10"],
-        "internal iterative reduction from depth 3": ["singular-depth value=0",
-                                                      "iir-depth value=3"],
+        "no internal iterative reduction": ["singular-depth value=0", "iir-depth value=0"],
     }
     nodes = {}
     for name, params in settings.items():

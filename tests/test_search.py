@@ -301,7 +301,7 @@ def test_finds_the_shot_with_exact_mate_distance(searcher, fen):
 NEW_SWITCHES = [{"qs-threats": "true"}, {"threshold-gate": "false", "threshold-nested": "false"},
                 {"history-malus": "true", "counter-moves": "true"}, {"eval-cache": "true"},
                 {"lmr-log": "130"}, {"futility": "50", "futility-depth": "2"},
-                {"singular-depth": "4", "singular-margin": "2"}, {"iir-depth": "3"}]
+                {"singular-depth": "4", "singular-margin": "2"}, {"iir-depth": "0"}]
 
 
 @pytest.mark.parametrize("switches", NEW_SWITCHES)
