@@ -28,10 +28,10 @@ reader follows them, each a few lines or a helper:
  4. Endgame databases (``_egdb_holds``, ``_egdb_value``).
  5. Threshold pruning, plain or verified (``_plain_depth``, ``_verify_first``).
  6. Quiescence: captures only, else a leaf.
- 7. Transposition table (``_tt_verdict``); a node it knows nothing of a ply shallower
-    (``_iir_due``).
- 8. Generate and order the moves (``_root_moves``, ``_order``); a singular test of the
-    TT move (``_singular_due``, ``_singular_first``).
+ 7. Transposition table (``_tt_verdict``).
+ 8. Generate and order the moves (``_root_moves``, ``_order``); a node the table knows
+    nothing of a ply shallower (``_iir_due``); a singular test of the TT move
+    (``_singular_due``, ``_singular_first``).
  9. Make the next move and set the child's window: PVS, LMR (``_child_window``); a
     singular TT move a ply deeper.
 10. Return: the singular test's verdict (``_singular_verdict``), the verification's
@@ -292,8 +292,6 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 cut, v, ttmove = _tt_verdict(entry, p, d, alpha, beta, v)
                 if cut:
                     continue
-                if _iir_due(p, d, entry, st[p, F_VERIFY], knobs):
-                    d = st[p, F_DEPTH] = d - 1    # a node never searched: a ply shallower
                 # Step 8. Generate and order the moves.
                 n = generate(w, b, k, t, V, S, moves, state)
                 if p == 0:
@@ -395,12 +393,14 @@ def _begin(st, ctl, P, V, T, W, win, depth, alpha, beta):
 @njit(cache=True, nogil=True)
 def _prepare(p, d, n, alpha, beta, ttmove, entry, st, buf, order, killers, hist, V, T, W,
              knobs, ctl, evals):
-    """Step 8, once the node's ``n`` moves are generated: a full-width node; a forced move
-    costs no depth; the moves' ordering scores; the futility bound; a singular test of the
-    TT move.  Returns the alpha its moves are searched with (the singular test's, if one
-    starts)."""
+    """Step 8, once the node's ``n`` moves are generated: a full-width node; one the table
+    knows nothing of a ply shallower (internal iterative reduction); a forced move costs no
+    depth; the moves' ordering scores; the futility bound; a singular test of the TT move.
+    Returns the alpha its moves are searched with (the singular test's, if one starts)."""
     k, t = st[p, F_K], st[p, F_T]
     st[p, F_QS], st[p, F_TTMOVE] = 0, ttmove
+    if _iir_due(p, d, entry, st[p, F_VERIFY], knobs):
+        d = st[p, F_DEPTH] = d - 1
     if n == 1 and p > 0:
         st[p, F_DEPTH] = d + 1
     _order(p, n, k, t, ttmove, buf[p], order, killers, hist,
@@ -599,7 +599,7 @@ def _tt_verdict(entry, p, d, alpha, beta, v):
 
 @njit(cache=True, nogil=True, inline="always")
 def _iir_due(p, d, entry, verify, knobs):
-    """Step 7, internal iterative reduction: a node below the root, deep enough, that the
+    """Step 8, internal iterative reduction: a node below the root, deep enough, that the
     table holds nothing of (every stored entry has a move), outside a verification."""
     return knobs.iir > 0 and p > 0 and d >= knobs.iir and entry == 0 and verify == VF_NONE
 
