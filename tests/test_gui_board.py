@@ -10,7 +10,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
-from engine import Game, legal_moves, write_pdn
+from engine import Game, find_move, legal_moves, play, pos_from_fen, write_pdn
 
 from test_gui_browser import WAIT, browser, centre, click, drag, moves, new_game, page, plies, url  # noqa: F401
 
@@ -60,31 +60,38 @@ def test_the_move_list_in_numbered_rows(page):
     expect(page.locator("#moves span.current")).to_have_text("32-28")
 
 
-def against_a_slow_engine(page, seconds: int) -> None:
+def against_a_slow_engine(page, seconds: int, fen: str = "") -> None:
     """A new game, the person White, Black an engine thinking ``seconds`` a move."""
     page.click("#btn-new")
     page.check("input[name=white-kind][value=human]")
     page.check("input[name=black-kind][value=engine]")
     page.fill("#black-level", f"time {seconds}")
-    page.fill("#new-fen", "")
+    page.fill("#new-fen", fen)
     page.click("#new-start")
     expect(page.locator("#moves span")).to_have_count(0)
 
 
 def test_a_premove_is_played_as_soon_as_the_engine_has_moved(page):
-    against_a_slow_engine(page, 2)
+    # Men far apart: no reply of Black's can force a capture and so cancel the premove
+    # (from the start position, 32-28 19-23 forces 28x19, and a loaded machine's engine
+    # sometimes chose it).
+    fen = "W:W41-50:B1-10"
+    pos = pos_from_fen(fen)
+    after = play(pos, find_move(pos, 42, 38))
+    assert all(find_move(play(after, m), 47, 42) is not None for m in legal_moves(after))
+    against_a_slow_engine(page, 2, fen)
     header = page.locator("header nav button")
     buttons = [header.nth(i).bounding_box() for i in range(header.count())]
-    drag(page, 32, 28)
+    drag(page, 42, 38)
     expect(page.locator("#status")).to_contain_text("thinking")
     # The longer status moves no button (it has a line of its own).
     assert [header.nth(i).bounding_box() for i in range(header.count())] == buttons
-    click(page, 37)
-    click(page, 32)                     # 37-32: premoved
+    click(page, 47)
+    click(page, 42)                     # 47-42: premoved
     expect(page.locator("rect.sq-premove")).to_have_count(2)
-    expect(page.locator("#message")).to_contain_text("premove 37-32")
+    expect(page.locator("#message")).to_contain_text("premove 47-42")
     plies(page, 3)
-    assert moves(page)[2] == "37-32"
+    assert moves(page)[2] == "47-42"
 
 
 def test_a_premove_is_cancelled_by_a_click_elsewhere(page):
