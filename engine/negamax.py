@@ -101,6 +101,7 @@ P_LMR_PV_MOVES = kernel_slot("lmr-pv-moves")    # ... at nodes with an open wind
 P_LMR_TWO = kernel_slot("lmr-two-moves")        # moves tried before reducing two (0: old rule)
 P_LMR_KILLERS = kernel_slot("lmr-killers")      # killers reducible
 P_LMR_LOG = kernel_slot("lmr-log")              # reductions by ln(depth) ln(move number)
+P_LMR_OFFERS = kernel_slot("lmr-offers")        # moves that offer a capture unreduced
 P_FUTILITY = kernel_slot("futility")            # futility margin a ply (0 = off)
 P_FUTILITY_DEPTH = kernel_slot("futility-depth")
 P_EVAL_CHECK = kernel_slot("eval-check")        # debug: check the updated evaluation
@@ -156,6 +157,7 @@ class Knobs(NamedTuple):
     lmr_two: int
     lmr_below: int            # ordering scores below this are reducible quiet moves
     lmr_log: float            # lmr-log / 100 (0: the one-or-two-ply rule)
+    lmr_offers: bool          # moves that offer the opponent a capture are not reduced
     futility: int             # futility margin a ply (0: off)
     futility_depth: int
     goal: int
@@ -339,7 +341,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
             tried, st[p, F_TRIED] = st[p, F_TRIED], st[p, F_TRIED] + 1
             (st[p, F_PHASE], st[q, F_ALPHA], st[q, F_BETA], st[q, F_DEPTH]) = _child_window(
                 p, st[p, F_ALPHA], st[p, F_BETA], st[p, F_DEPTH], tried, qs,
-                cap == 0 and order[p, i] < knobs.lmr_below, knobs)
+                _reducible(cap, order[p, i], cw, cb, ck, ct, V, knobs), knobs)
             if not qs and st[p, F_SING] == SG_EXTEND and order[p, i] == S_TT:
                 st[q, F_DEPTH] += 1   # a singular TT move is searched a ply deeper
             p, mode = q, ENTER
@@ -441,8 +443,8 @@ def _knobs(P, V, W):
     lmr_below = S_PROMOTE if P[P_LMR_KILLERS] != 0 else S_KILLER2
     return Knobs(P[P_AGE], threshold and not verified, verified, max(P[P_INTERVAL], 1),
                  P[P_LMR_DEPTH], P[P_LMR_MOVES], P[P_LMR_PV_MOVES], P[P_LMR_TWO], lmr_below,
-                 P[P_LMR_LOG] / 100.0, P[P_FUTILITY], P[P_FUTILITY_DEPTH], goal, win_here,
-                 P[P_EGDB], P[P_EGDB_ROOT], P[P_GATE] != 0, P[P_NESTED] != 0,
+                 P[P_LMR_LOG] / 100.0, P[P_LMR_OFFERS] != 0, P[P_FUTILITY],
+                 P[P_FUTILITY_DEPTH], goal, win_here, P[P_EGDB], P[P_EGDB_ROOT], P[P_GATE] != 0, P[P_NESTED] != 0,
                  P[P_QS_THREATS] != 0, windows, windows and P[P_EVAL_CHECK] != 0,
                  P[P_EVAL_CACHE] != 0 and P[P_EVAL_CHECK] == 0, P[P_MALUS] != 0,
                  P[P_COUNTER] != 0, P[P_SINGULAR], P[P_SINGULAR_MARGIN], P[P_IIR])
@@ -688,6 +690,20 @@ def _child_window(p, alpha, beta, d, tried, qs, reducible, knobs):
         else:
             r = 2 if (not pv_node and tried >= knobs.lmr_two) else 1
     return PH_REDUCED if r else PH_NULL, -alpha - 1, -alpha, d - 1 - r
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _reducible(cap, score, cw, cb, ck, ct, V, knobs):
+    """Step 9: the move just made (to ``cw, cb, ck, ct``) may be reduced: a quiet move
+    scored below the killers (``lmr-killers``: below the promotions); with ``lmr-offers``,
+    not one after which the opponent has a jump (its kings read as men: a sacrifice or an
+    exchange offered, which the reduced search may not see through)."""
+    if cap != 0 or score >= knobs.lmr_below:
+        return False
+    if knobs.lmr_offers:
+        own = cw if ct == 0 else cb
+        return not may_capture(cw, cb, ck & ~own, ct, V)
+    return True
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -514,6 +514,7 @@ def test_threshold_parameters_change_a_fixed_depth_search():
         "singular extensions from depth 4": ["futility value=0", "singular-depth value=4"],
         "... margin 10 a ply": ["singular-margin value=10"],
         "no internal iterative reduction": ["singular-depth value=0", "iir-depth value=0"],
+        "late moves that offer a capture unreduced": ["iir-depth value=3", "lmr-offers value=true"],
     }
     nodes = {}
     for name, params in settings.items():
@@ -531,7 +532,7 @@ def test_threshold_parameters_change_a_fixed_depth_search():
                     "set-param name=lmr-pv-moves value=2", "set-param name=lmr-two-moves value=0",
                     "set-param name=lmr-killers value=false", "set-param name=lmr-log value=0",
                     "set-param name=futility value=0", "set-param name=singular-depth value=0",
-                    "set-param name=iir-depth value=0",
+                    "set-param name=iir-depth value=0", "set-param name=lmr-offers value=false",
                     f"set-param name=threshold-nested value={nested}", "new-game",
                     f'pos pos={START} moves="32-28 19-23 28x19 14x23"', "level depth=11", "go think")
         lines = engine.read_until("done")

@@ -301,7 +301,8 @@ def test_finds_the_shot_with_exact_mate_distance(searcher, fen):
 NEW_SWITCHES = [{"qs-threats": "true"}, {"threshold-gate": "false", "threshold-nested": "false"},
                 {"history-malus": "true", "counter-moves": "true"}, {"eval-cache": "true"},
                 {"lmr-log": "130"}, {"futility": "50", "futility-depth": "2"},
-                {"singular-depth": "4", "singular-margin": "2"}, {"iir-depth": "0"}]
+                {"singular-depth": "4", "singular-margin": "2"}, {"iir-depth": "0"},
+                {"lmr-offers": "true"}]
 
 
 @pytest.mark.parametrize("switches", NEW_SWITCHES)
@@ -499,7 +500,7 @@ def test_options_are_validated():
     assert names == ["tt-size", "threads", "multipv", "eval", "weights", "threshold",
                      "threshold-form", "threshold-margin", "threshold-interval", "threshold-slope",
                      "threshold-gate", "threshold-nested", "qs-threats", "lmr-depth",
-                     "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "lmr-log", "futility",
+                     "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "lmr-log", "lmr-offers", "futility",
                      "futility-depth", "history-malus",
                      "counter-moves", "singular-depth", "singular-margin", "iir-depth", "eval-cache", "eval-check", "time-horizon", "book",
                      "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
