@@ -444,7 +444,8 @@ def _knobs(P, V, W):
     return Knobs(P[P_AGE], threshold and not verified, verified, max(P[P_INTERVAL], 1),
                  P[P_LMR_DEPTH], P[P_LMR_MOVES], P[P_LMR_PV_MOVES], P[P_LMR_TWO], lmr_below,
                  P[P_LMR_LOG] / 100.0, P[P_LMR_OFFERS] != 0, P[P_FUTILITY],
-                 P[P_FUTILITY_DEPTH], goal, win_here, P[P_EGDB], P[P_EGDB_ROOT], P[P_GATE] != 0, P[P_NESTED] != 0,
+                 P[P_FUTILITY_DEPTH], goal, win_here, P[P_EGDB], P[P_EGDB_ROOT],
+                 P[P_GATE] != 0, P[P_NESTED] != 0,
                  P[P_QS_THREATS] != 0, windows, windows and P[P_EVAL_CHECK] != 0,
                  P[P_EVAL_CACHE] != 0 and P[P_EVAL_CHECK] == 0, P[P_MALUS] != 0,
                  P[P_COUNTER] != 0, P[P_SINGULAR], P[P_SINGULAR_MARGIN], P[P_IIR])
