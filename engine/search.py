@@ -164,7 +164,8 @@ class Searcher:
                 if move is not None and move in moves:
                     return Result(move, None, None, 0, 0, time.monotonic() - start, (move,))
             # Step 3. The time and node plan; the clock's timer stops the kernel at the hard limit.
-            plan = timeman.plan(limits, analyze=analyze, horizon=self.settings.time_horizon)
+            plan = timeman.plan(limits, analyze, self.settings.time_horizon,
+                                self._sudden_moves(pos))
             clock.arm(plan.hard)
             node_cap = plan.nodes if plan.nodes is not None else 1 << 62
             # Step 4. The root and this search's records; the helper threads start on it.
@@ -191,6 +192,12 @@ class Searcher:
         finally:
             self.helpers.stop()
             clock.end()
+
+    def _sudden_moves(self, pos: Position) -> int:
+        """Moves a sudden-death clock is planned over: ``time-pieces`` plus the pieces on
+        the board, or 0 (``timeman.DEFAULT_MOVES_TO_GO``) while the option is 0."""
+        base = self.settings.time_pieces
+        return base + (pos.white | pos.black).bit_count() if base > 0 else 0
 
     def _report(self, pos: Position, info: Info, node_cap: int, start: float,
                 on_info: Callable[[Info], None]) -> None:

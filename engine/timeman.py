@@ -51,9 +51,10 @@ def reserve(clock: float) -> float:
     return OVERHEAD + min(0.02 * clock, 1.0)
 
 
-def plan(limits, analyze: bool = False, horizon: int = 0) -> Plan:
+def plan(limits, analyze: bool = False, horizon: int = 0, pieces: int = 0) -> Plan:
     """The plan for ``limits`` (an ``engine.search.Limits``); ``horizon``: the option
-    ``time-horizon`` (:func:`clock_budget`)."""
+    ``time-horizon``; ``pieces``: the option ``time-pieces`` plus the pieces on the board,
+    or 0 (:func:`clock_budget`)."""
     depth = MAX_DEPTH
     if limits.depth is not None:
         depth = max(1, min(int(limits.depth), MAX_DEPTH))
@@ -68,7 +69,7 @@ def plan(limits, analyze: bool = False, horizon: int = 0) -> Plan:
         return Plan(depth, nodes, hard, hard)
     if limits.time is not None:
         soft, hard = clock_budget(seconds(limits.time), seconds(limits.inc or 0.0), limits.moves,
-                                  horizon)
+                                  horizon, pieces)
         return Plan(depth, nodes, soft, hard)
     if limits.depth is None and limits.nodes is None and not analyze:
         hard = DEFAULT_MOVETIME - reserve(DEFAULT_MOVETIME)
@@ -85,11 +86,14 @@ def seconds(value) -> float:
 
 
 def clock_budget(clock: float, inc: float, moves: int | None,
-                 horizon: int = 0) -> tuple[float, float]:
+                 horizon: int = 0, pieces: int = 0) -> tuple[float, float]:
     """(soft, hard) seconds for a move with ``clock`` seconds left, ``inc`` per move
     to come and ``moves`` moves to the next time control (None: sudden death), planned
     over at most ``horizon`` moves when it is not 0 (a game is often decided before the
-    control: Scan plans over 30 moves in the middle game, 10 in the endgame).
+    control: Scan plans over 30 moves in the middle game, 10 in the endgame).  In sudden
+    death the clock is planned over ``DEFAULT_MOVES_TO_GO`` moves, or over ``pieces`` when
+    it is not 0 (the option ``time-pieces`` plus the pieces on the board: fewer moves as
+    the game goes on, so that the late middle game gets more than a geometric share).
 
     The target is an even share of the usable clock (less a reserve) over the moves to
     go, plus the increment less ``LATENCY`` (it comes back after every move).  No iteration starts after ``SOFT`` of the target
@@ -100,7 +104,7 @@ def clock_budget(clock: float, inc: float, moves: int | None,
     usable = clock - reserve(max(clock, 0.0))
     if usable <= MIN_THINK:
         return MIN_THINK, MIN_THINK
-    to_go = DEFAULT_MOVES_TO_GO
+    to_go = pieces if pieces > 0 else DEFAULT_MOVES_TO_GO
     if moves is not None and 0 < moves < math.inf:
         # Plan as if the control were a few moves further away: the last moves before it
         # do not each take a big share of what is left (the last one all of it), and the

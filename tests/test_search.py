@@ -502,8 +502,8 @@ def test_options_are_validated():
                      "threshold-gate", "threshold-nested", "qs-threats", "lmr-depth",
                      "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "lmr-log", "lmr-offers", "futility",
                      "futility-depth", "history-malus",
-                     "counter-moves", "singular-depth", "singular-margin", "iir-depth", "eval-cache", "eval-check", "time-horizon", "book",
-                     "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
+                     "counter-moves", "singular-depth", "singular-margin", "iir-depth", "eval-cache", "eval-check", "time-horizon",
+                     "time-pieces", "book", "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
     assert s.set_option("egdb-size", "0") and s.settings.egdb_size == 0
     assert not s.set_option("egdb-size", "8") and not s.set_option("egdb-size", "-1")
     assert s.set_option("egdb-path", "/nonexistent/egdb") and s.settings.egdb_path == "/nonexistent/egdb"
@@ -641,6 +641,26 @@ def test_a_time_horizon_spends_a_move_control_sooner():
     s = Searcher(16)
     assert s.set_option("time-horizon", "30") and s.settings.time_horizon == 30
     assert not s.set_option("time-horizon", "-1") and not s.set_option("time-horizon", "201")
+
+
+def test_time_pieces_plans_a_sudden_death_clock_by_the_pieces_on_the_board():
+    # time-pieces 15: sudden death is planned over 15 moves plus one a piece, so a full board
+    # (55) takes less than today's 30 moves give, a late middle game (15 pieces: 30) the same,
+    # an ending more; a control of moves keeps its own count; the whole game fits the clock.
+    plain = timeman.clock_budget(120.0, 0.0, None)
+    assert timeman.clock_budget(120.0, 0.0, None, 0, 15 + 40)[0] < 0.6 * plain[0]
+    assert timeman.clock_budget(120.0, 0.0, None, 0, 15 + 15) == plain
+    assert timeman.clock_budget(120.0, 0.0, None, 0, 15 + 4)[0] > 1.5 * plain[0]
+    assert timeman.clock_budget(60.0, 0.0, 75, 0, 55) == timeman.clock_budget(60.0, 0.0, 75)
+    clock = 120.0
+    for move in range(150):                        # a man taken every other move, down to 2
+        soft, hard = timeman.clock_budget(clock, 0.0, None, 0, 15 + max(2, 40 - move // 2))
+        clock -= soft / timeman.SOFT
+        assert clock > timeman.OVERHEAD
+    s = Searcher(16)
+    assert s._sudden_moves(start_position()) == 0
+    assert s.set_option("time-pieces", "15") and s._sudden_moves(start_position()) == 55
+    assert not s.set_option("time-pieces", "-1") and not s.set_option("time-pieces", "201")
 
 
 def test_the_soft_limit_stretches_while_the_best_move_is_unsettled():
