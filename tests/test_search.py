@@ -658,8 +658,9 @@ def test_time_pieces_plans_a_sudden_death_clock_by_the_pieces_on_the_board():
         clock -= soft / timeman.SOFT
         assert clock > timeman.OVERHEAD
     s = Searcher(16)
-    assert s._sudden_moves(start_position()) == 0
-    assert s.set_option("time-pieces", "15") and s._sudden_moves(start_position()) == 55
+    assert s._sudden_moves(start_position()) == 55           # the default, 15
+    assert s.set_option("time-pieces", "0") and s._sudden_moves(start_position()) == 0
+    assert s.set_option("time-pieces", "20") and s._sudden_moves(start_position()) == 60
     assert not s.set_option("time-pieces", "-1") and not s.set_option("time-pieces", "201")
 
 
