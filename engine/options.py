@@ -168,8 +168,8 @@ OPTIONS: tuple[Option, ...] = (
           "by move against one computed from the position (slower)", kernel=True),
     _int("time-horizon", 0, 0, 200, "a clock is planned to last at most this many more moves "
          "(0: to the time control, or 30 without one; Scan plans over 30 to 10)"),
-    _int("time-pieces", 15, 0, 200, "a sudden-death clock is planned over this many moves plus "
-         "one a piece on the board (0: over 30 moves)"),
+    _int("time-pieces", 15, 0, 200, "a sudden-death clock with no increment is planned over "
+         "this many moves plus one a piece on the board (0: over 30 moves)"),
     _bool("book", True, "play from the opening book"),
     _int("book-ply", 8, 0, 1000, "the book plays the game's first this many plies"),
     _int("book-margin", 10, 0, 10000, "book moves within this many hundredths of the best"),

@@ -91,8 +91,8 @@ def clock_budget(clock: float, inc: float, moves: int | None,
     to come and ``moves`` moves to the next time control (None: sudden death), planned
     over at most ``horizon`` moves when it is not 0 (a game is often decided before the
     control: Scan plans over 30 moves in the middle game, 10 in the endgame).  In sudden
-    death the clock is planned over ``DEFAULT_MOVES_TO_GO`` moves, or over ``pieces`` when
-    it is not 0 (the option ``time-pieces`` plus the pieces on the board: fewer moves as
+    death the clock is planned over ``DEFAULT_MOVES_TO_GO`` moves, or, with no increment (as
+    measured), over ``pieces`` when it is not 0 (the option ``time-pieces`` plus the pieces on the board: fewer moves as
     the game goes on, so that the late middle game gets more than a geometric share).
 
     The target is an even share of the usable clock (less a reserve) over the moves to
@@ -104,7 +104,7 @@ def clock_budget(clock: float, inc: float, moves: int | None,
     usable = clock - reserve(max(clock, 0.0))
     if usable <= MIN_THINK:
         return MIN_THINK, MIN_THINK
-    to_go = pieces if pieces > 0 else DEFAULT_MOVES_TO_GO
+    to_go = pieces if pieces > 0 and inc == 0 else DEFAULT_MOVES_TO_GO
     if moves is not None and 0 < moves < math.inf:
         # Plan as if the control were a few moves further away: the last moves before it
         # do not each take a big share of what is left (the last one all of it), and the

@@ -652,6 +652,7 @@ def test_time_pieces_plans_a_sudden_death_clock_by_the_pieces_on_the_board():
     assert timeman.clock_budget(120.0, 0.0, None, 0, 15 + 15) == plain
     assert timeman.clock_budget(120.0, 0.0, None, 0, 15 + 4)[0] > 1.5 * plain[0]
     assert timeman.clock_budget(60.0, 0.0, 75, 0, 55) == timeman.clock_budget(60.0, 0.0, 75)
+    assert timeman.clock_budget(10.0, 0.1, None, 0, 55) == timeman.clock_budget(10.0, 0.1, None)
     clock = 120.0
     for move in range(150):                        # a man taken every other move, down to 2
         soft, hard = timeman.clock_budget(clock, 0.0, None, 0, 15 + max(2, 40 - move // 2))
