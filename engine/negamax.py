@@ -102,6 +102,7 @@ P_LMR_TWO = kernel_slot("lmr-two-moves")        # moves tried before reducing tw
 P_LMR_KILLERS = kernel_slot("lmr-killers")      # killers reducible
 P_LMR_LOG = kernel_slot("lmr-log")              # reductions by ln(depth) ln(move number)
 P_LMR_OFFERS = kernel_slot("lmr-offers")        # moves that offer a capture unreduced
+P_LMR_HISTORY = kernel_slot("lmr-history")      # moves of less history reduced a ply more
 P_FUTILITY = kernel_slot("futility")            # futility margin a ply (0 = off)
 P_FUTILITY_DEPTH = kernel_slot("futility-depth")
 P_EVAL_CHECK = kernel_slot("eval-check")        # debug: check the updated evaluation
@@ -158,6 +159,7 @@ class Knobs(NamedTuple):
     lmr_below: int            # ordering scores below this are reducible quiet moves
     lmr_log: float            # lmr-log / 100 (0: the one-or-two-ply rule)
     lmr_offers: bool          # moves that offer the opponent a capture are not reduced
+    lmr_history: int          # reducible moves of less history reduced a ply more (0: off)
     futility: int             # futility margin a ply (0: off)
     futility_depth: int
     goal: int
@@ -341,7 +343,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
             tried, st[p, F_TRIED] = st[p, F_TRIED], st[p, F_TRIED] + 1
             (st[p, F_PHASE], st[q, F_ALPHA], st[q, F_BETA], st[q, F_DEPTH]) = _child_window(
                 p, st[p, F_ALPHA], st[p, F_BETA], st[p, F_DEPTH], tried, qs,
-                _reducible(cap, order[p, i], cw, cb, ck, ct, V, knobs), knobs)
+                _reducible(cap, order[p, i], cw, cb, ck, ct, V, knobs), order[p, i], knobs)
             if not qs and st[p, F_SING] == SG_EXTEND and order[p, i] == S_TT:
                 st[q, F_DEPTH] += 1   # a singular TT move is searched a ply deeper
             p, mode = q, ENTER
@@ -443,7 +445,7 @@ def _knobs(P, V, W):
     lmr_below = S_PROMOTE if P[P_LMR_KILLERS] != 0 else S_KILLER2
     return Knobs(P[P_AGE], threshold and not verified, verified, max(P[P_INTERVAL], 1),
                  P[P_LMR_DEPTH], P[P_LMR_MOVES], P[P_LMR_PV_MOVES], P[P_LMR_TWO], lmr_below,
-                 P[P_LMR_LOG] / 100.0, P[P_LMR_OFFERS] != 0, P[P_FUTILITY],
+                 P[P_LMR_LOG] / 100.0, P[P_LMR_OFFERS] != 0, P[P_LMR_HISTORY], P[P_FUTILITY],
                  P[P_FUTILITY_DEPTH], goal, win_here, P[P_EGDB], P[P_EGDB_ROOT],
                  P[P_GATE] != 0, P[P_NESTED] != 0,
                  P[P_QS_THREATS] != 0, windows, windows and P[P_EVAL_CHECK] != 0,
@@ -669,13 +671,15 @@ def _bring_best_forward(p, i, n, moves, order):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _child_window(p, alpha, beta, d, tried, qs, reducible, knobs):
+def _child_window(p, alpha, beta, d, tried, qs, reducible, score, knobs):
     """Step 9: ``(phase, alpha, beta, depth)`` of the child: the first move (and every
     capture in quiescence) with the full window, the others with a null window, the late
     quiet ones (killers too with ``lmr-killers``) also reduced (LMR): by one ply after
     ``lmr-moves`` moves (``lmr-pv-moves`` at an open window), by two at a null window
     after ``lmr-two-moves``; or, with ``lmr-log``, by ln(depth) ln(tried + 1) lmr-log / 100
-    plies (one less at an open window; at least one, at most depth - 2)."""
+    plies (one less at an open window; at least one, at most depth - 2); with
+    ``lmr-history``, a ply more at a null window for a move whose history (its ordering
+    ``score``) is below it."""
     if qs or tried == 0:
         return PH_FULL, -beta, -alpha, d - 1
     r = 0
@@ -690,6 +694,8 @@ def _child_window(p, alpha, beta, d, tried, qs, reducible, knobs):
             r = 2 if (tried >= 2 * lmr_moves + 2 and d >= 2 * lmr_depth) else 1
         else:
             r = 2 if (not pv_node and tried >= knobs.lmr_two) else 1
+        if knobs.lmr_history and not pv_node and score < knobs.lmr_history:
+            r = max(r, min(r + 1, d - 2))
     return PH_REDUCED if r else PH_NULL, -alpha - 1, -alpha, d - 1 - r
 
 

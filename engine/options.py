@@ -142,6 +142,9 @@ OPTIONS: tuple[Option, ...] = (
     _int("lmr-log", 0, 0, 400, "late-move reductions grow with depth and move number: "
          "ln(depth) x ln(moves tried + 1) x this / 100 plies, one less at an open window "
          "(0: the one-or-two-ply rule of lmr-two-moves)", kernel=True),
+    _int("lmr-history", 0, 0, 1 << 20, "late quiet moves whose history is below this are "
+         "reduced a ply more at null-window nodes (history: the squared depths of the cuts "
+         "the move made; 0: off)", kernel=True),
     _bool("lmr-offers", False, "late quiet moves that offer the opponent a capture (its men, "
           "or its kings read as men, have a jump after them) are not reduced", kernel=True),
     _int("futility", 0, 0, 5000, "futility pruning: at a null-window node of at most "
