@@ -92,13 +92,14 @@ def clock_budget(clock: float, inc: float, moves: int | None,
     over at most ``horizon`` moves when it is not 0 (a game is often decided before the
     control: Scan plans over 30 moves in the middle game, 10 in the endgame).  In sudden
     death the clock is planned over ``DEFAULT_MOVES_TO_GO`` moves, or, with no increment (as
-    measured), over ``pieces`` when it is not 0 (the option ``time-pieces`` plus the pieces on the board: fewer moves as
-    the game goes on, so that the late middle game gets more than a geometric share).
+    measured), over ``pieces`` when it is not 0 (the option ``time-pieces`` plus the pieces
+    on the board: fewer moves as the game goes on, so that the late middle game gets more
+    than a geometric share).
 
     The target is an even share of the usable clock (less a reserve) over the moves to
-    go, plus the increment less ``LATENCY`` (it comes back after every move).  No iteration starts after ``SOFT`` of the target
-    (the search then finishes the one it is in: on average the move takes about the
-    target); the search may stretch the soft limit when the best move is unsettled
+    go, plus the increment less ``LATENCY`` (it comes back after every move).  No iteration
+    starts after ``SOFT`` of the target (the search then finishes the one it is in: on
+    average the move takes about the target); the search may stretch the soft limit when the best move is unsettled
     (:meth:`Clock.time_is_up`), and the running iteration is cut at ``hard``."""
     inc = max(inc, 0.0)
     usable = clock - reserve(max(clock, 0.0))
