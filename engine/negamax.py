@@ -95,6 +95,7 @@ P_SLOPE = kernel_slot("threshold-slope")
 P_GATE = kernel_slot("threshold-gate")          # verify only where the evaluation says so
 P_NESTED = kernel_slot("threshold-nested")      # verification searches may prune in turn
 P_QS_THREATS = kernel_slot("qs-threats")        # a threatened quiescence leaf gets a ply
+P_QS_EXCHANGES = kernel_slot("qs-exchanges")    # quiescence plies that try exchanges (0 = off)
 P_LMR_DEPTH = kernel_slot("lmr-depth")          # smallest depth reduced, 0 = off
 P_LMR_MOVES = kernel_slot("lmr-moves")          # moves tried before reducing (null window)
 P_LMR_PV_MOVES = kernel_slot("lmr-pv-moves")    # ... at nodes with an open window
@@ -169,6 +170,7 @@ class Knobs(NamedTuple):
     gate: bool                # verify only where the static evaluation is beyond the margin
     nested: bool              # verification searches may prune in turn
     qs_threats: bool          # a quiescence leaf the opponent threatens is searched a ply
+    qs_exchanges: int         # quiescence plies that try promotions and exchanges (0: off)
     windows: bool             # the learned evaluation's windows are updated move by move
     check: bool               # ... and checked against a full evaluation (eval-check)
     cache: bool               # recent static evaluations kept (eval-cache)
@@ -285,11 +287,19 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 if n == 0 and d == 0 and knobs.qs_threats and _threatened(p, w, b, k, t, V, S,
                                                                           buf, state):
                     d = st[p, F_DEPTH] = 1
+            stand = -INF
             if d <= 0:
                 if n == 0:
+                    # (qs-exchanges: below beta, the node's promotions and exchanges too.)
                     v = _leaf(p, st, V, T, W, knobs, ctl, evals)
-                    continue
-                st[p, F_QS], st[p, F_TTMOVE] = 1, -1     # (captures only: not ordered)
+                    if not _exchanges_due(p, d, v, beta, knobs):
+                        continue
+                    n = _exchanges(p, w, b, k, t, V, S, buf, state)
+                    if n == 0:
+                        continue
+                    stand = v
+                    st[p, F_ALPHA] = max(alpha, v)
+                st[p, F_QS], st[p, F_TTMOVE] = 1, -1     # (not ordered)
             else:
                 # Step 7. Transposition table: a cut, or the move to try first.
                 entry = tt.probe(tt_keys, tt_data, st[p, F_KEY])
@@ -306,7 +316,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 alpha = _prepare(p, d, n, alpha, beta, ttmove, entry, st, buf, order, killers,
                                  hist, V, T, W, knobs, ctl, evals)
             st[p, F_N], st[p, F_I], st[p, F_TRIED] = n, 0, 0
-            st[p, F_BEST], st[p, F_BESTI], st[p, F_ALPHA0] = -INF, -1, alpha
+            st[p, F_BEST], st[p, F_BESTI], st[p, F_ALPHA0] = stand, -1, alpha
             mode = STEP
         elif mode == STEP:
             # Step 9. Make the next move and enter the child with its window (PVS, LMR).
@@ -447,8 +457,8 @@ def _knobs(P, V, W):
                  P[P_LMR_DEPTH], P[P_LMR_MOVES], P[P_LMR_PV_MOVES], P[P_LMR_TWO], lmr_below,
                  P[P_LMR_LOG] / 100.0, P[P_LMR_OFFERS] != 0, P[P_LMR_HISTORY], P[P_FUTILITY],
                  P[P_FUTILITY_DEPTH], goal, win_here, P[P_EGDB], P[P_EGDB_ROOT],
-                 P[P_GATE] != 0, P[P_NESTED] != 0,
-                 P[P_QS_THREATS] != 0, windows, windows and P[P_EVAL_CHECK] != 0,
+                 P[P_GATE] != 0, P[P_NESTED] != 0, P[P_QS_THREATS] != 0, P[P_QS_EXCHANGES],
+                 windows, windows and P[P_EVAL_CHECK] != 0,
                  P[P_EVAL_CACHE] != 0 and P[P_EVAL_CHECK] == 0, P[P_MALUS] != 0,
                  P[P_COUNTER] != 0, P[P_SINGULAR], P[P_SINGULAR_MARGIN], P[P_IIR])
 
@@ -464,6 +474,53 @@ def _threatened(p, w, b, k, t, V, S, buf, state):
     """Step 6: the opponent of the side to move would have a capture, were it to move
     (``buf[p + 1]`` is scratch space)."""
     return p < MAX_PLY - 2 and generate_captures(w, b, k, 1 - t, V, S, buf[p + 1], state) != 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _exchanges_due(p, d, stand, beta, knobs):
+    """Step 6: a quiet quiescence node whose static value ``stand`` is below beta, away
+    from mate scores, tries its promotions and exchanges (``qs-exchanges``: within that many
+    plies of the search's leaves)."""
+    return (knobs.qs_exchanges > 0 and d > -knobs.qs_exchanges and p < MAX_PLY - 3
+            and -WIN_BOUND < stand < beta)
+
+
+@njit(cache=True, nogil=True)
+def _exchanges(p, w, b, k, t, V, S, buf, state):
+    """Step 6, ``qs-exchanges``: the quiet moves a quiescence node searches besides standing
+    pat, kept in ``buf[p]``: promotions, and with no king on the board the moves that offer
+    an exchange or a shot: the opponent then has a capture, and after each of its captures
+    the side has one back (``buf[p + 1]`` is scratch space).  Returns their count."""
+    moves = buf[p]
+    n = generate(w, b, k, t, V, S, moves, state)
+    kept = 0
+    for i in range(n):
+        frm, to, cap, fl = moves[i, 0], moves[i, 1], moves[i, 2], moves[i, 3]
+        keep = (fl & FLAG_PROMOTE) != 0
+        if not keep and k == 0:
+            cw, cb, ck, ct = make(w, b, k, t, frm, to, cap, fl)
+            keep = _offers_exchange(p, cw, cb, ck, ct, V, S, buf, state)
+        if keep:
+            for c in range(4):
+                moves[kept, c] = moves[i, c]
+            kept += 1
+    return kept
+
+
+@njit(cache=True, nogil=True)
+def _offers_exchange(p, w, b, k, t, V, S, buf, state):
+    """The side to move (the opponent of the one that just moved) must capture, and each of
+    its captures can be answered by a capture."""
+    if not may_capture(w, b, k, t, V):
+        return False
+    replies = buf[p + 1]
+    n = generate_captures(w, b, k, t, V, S, replies, state)
+    for j in range(n):
+        dw, db, dk, dt = make(w, b, k, t, replies[j, 0], replies[j, 1], replies[j, 2],
+                              replies[j, 3])
+        if not may_capture(dw, db, dk, dt, V):
+            return False
+    return n > 0
 
 
 @njit(cache=True, nogil=True)

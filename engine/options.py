@@ -132,6 +132,10 @@ OPTIONS: tuple[Option, ...] = (
           "threshold pruning inside a verification search, as Scan)", kernel=True),
     _bool("qs-threats", False, "a quiescence leaf where the opponent threatens a capture is "
           "searched one ply deeper (as Scan)", kernel=True),
+    _int("qs-exchanges", 0, 0, 64, "quiescence at a quiet node below the evaluation's beta also "
+         "searches its promotions and, with no king on the board, the man moves that offer an "
+         "exchange (the opponent must capture, and every capture it has can be taken back), "
+         "within this many plies of the search's leaves (0: off; as Scan)", kernel=True),
     _int("lmr-depth", 3, 0, 64, "late-move reductions from this depth (0: off)", kernel=True),
     _int("lmr-moves", 2, 0, 64, "late-move reductions after this many moves", kernel=True),
     _int("lmr-pv-moves", 2, 0, 64, "late-move reductions after this many moves at nodes with "

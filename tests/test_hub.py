@@ -515,6 +515,11 @@ def test_threshold_parameters_change_a_fixed_depth_search():
         "... margin 10 a ply": ["singular-margin value=10"],
         "no internal iterative reduction": ["singular-depth value=0", "iir-depth value=0"],
         "late moves that offer a capture unreduced": ["iir-depth value=3", "lmr-offers value=true"],
+        "late moves of little history reduced more": ["lmr-offers value=false",
+                                                      "lmr-history value=1024"],
+        "quiescence tries promotions and exchanges": ["lmr-history value=0",
+                                                      "qs-exchanges value=1"],
+        "... within 4 plies of the leaves": ["qs-exchanges value=4"],
     }
     nodes = {}
     for name, params in settings.items():
@@ -533,6 +538,7 @@ def test_threshold_parameters_change_a_fixed_depth_search():
                     "set-param name=lmr-killers value=false", "set-param name=lmr-log value=0",
                     "set-param name=futility value=0", "set-param name=singular-depth value=0",
                     "set-param name=iir-depth value=0", "set-param name=lmr-offers value=false",
+                    "set-param name=lmr-history value=0", "set-param name=qs-exchanges value=0",
                     f"set-param name=threshold-nested value={nested}", "new-game",
                     f'pos pos={START} moves="32-28 19-23 28x19 14x23"', "level depth=11", "go think")
         lines = engine.read_until("done")

@@ -222,3 +222,39 @@ if __name__ == "__main__":
     twin = slow_rules.perft(slow_board(pos), side(pos), 3)
     assert perft(pos, 3, True) == perft(pos, 3, False) == twin, pos_to_fen(pos)
     print("twin ok", done, f"jit={int(not numba.config.DISABLE_JIT)}")
+
+
+def slow_exchanges(pos: Position) -> set:
+    """The moves a quiet quiescence node tries with ``qs-exchanges``, from the rules alone:
+    its promotions, and with no king on the board each move after which the opponent must
+    capture and every capture it has leaves the side a capture back."""
+    kept = set()
+    for m in legal_moves(pos):
+        after = play(pos, m)
+        replies = legal_moves(after)
+        exchange = (pos.kings == 0 and bool(replies) and all(r.is_capture for r in replies)
+                    and all(any(x.is_capture for x in legal_moves(play(after, r)))
+                            for r in replies))
+        if m.promotes or exchange:
+            kept.add((m.frm, m.to))
+    return kept
+
+
+def test_quiescence_exchanges_are_the_slow_rules_exchanges():
+    # engine.negamax._exchanges (qs-exchanges) against its slow twin, on every quiet
+    # position of the sample (the side to move has no capture).
+    from engine.negamax import _exchanges
+    buf = mg.new_move_buffer(3)
+    seen = {"quiet": 0, "exchanges": 0, "promotions": 0}
+    for pos in sample(seed=78, scale=0.2):
+        if any(m.is_capture for m in legal_moves(pos)):
+            continue
+        n = _exchanges(0, pos.white, pos.black, pos.kings, pos.turn, V.table, V.steps, buf,
+                       _state)
+        fast = {(V.bit_square(int(buf[0, i, 0])), V.bit_square(int(buf[0, i, 1])))
+                for i in range(n)}
+        assert len(fast) == n and fast == slow_exchanges(pos), pos_to_fen(pos)
+        seen["quiet"] += 1
+        seen["exchanges"] += n > 0 and pos.kings == 0
+        seen["promotions"] += any(m.promotes for m in legal_moves(pos))
+    assert seen["quiet"] > 300 and seen["exchanges"] > 100 and seen["promotions"] > 20, seen
