@@ -27,7 +27,7 @@ reader follows them, each a few lines or a helper:
  3. Mate-distance window.
  4. Endgame databases (``_egdb_holds``, ``_egdb_value``).
  5. Threshold pruning, plain or verified (``_plain_depth``, ``_verify_first``).
- 6. Quiescence: captures only, else a leaf.
+ 6. Quiescence: captures only, else a leaf (``_quiescence``).
  7. Transposition table (``_tt_verdict``).
  8. Generate and order the moves (``_root_moves``, ``_order``); a node the table knows
     nothing of a ply shallower (``_iir_due``); a singular test of the TT move
@@ -280,25 +280,16 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 v = _static(p, st, V, T, W, knobs, ctl, evals)
                 continue
             moves = buf[p]
-            if d <= 0:
-                # Step 6. Quiescence: the pending captures, else a leaf (qs-threats: a first
-                # quiescence node the opponent threatens to capture from gets a ply, Step 7 on).
-                n = generate_captures(w, b, k, t, V, S, moves, state)
-                if n == 0 and d == 0 and knobs.qs_threats and _threatened(p, w, b, k, t, V, S,
-                                                                          buf, state):
-                    d = st[p, F_DEPTH] = 1
             stand = -INF
             if d <= 0:
-                if n == 0:
-                    # (qs-exchanges: below beta, the node's promotions and exchanges too.)
-                    v = _leaf(p, st, V, T, W, knobs, ctl, evals)
-                    if not _exchanges_due(p, d, v, beta, knobs):
-                        continue
-                    n = _exchanges(p, w, b, k, t, V, S, buf, state)
-                    if n == 0:
-                        continue
-                    stand = v
-                    st[p, F_ALPHA] = max(alpha, v)
+                # Step 6. Quiescence: the pending captures, else a leaf (qs-exchanges: standing pat
+                # below beta, its promotions and exchanges too; qs-threats: a first quiescence
+                # node the opponent threatens to capture from gets a ply, Step 7 on).
+                d, n, v, stand = _quiescence(p, d, alpha, beta, st, V, S, T, W, buf, state, knobs,
+                                             ctl, evals)
+                if d <= 0 and n == 0:
+                    continue              # a leaf: its value v
+            if d <= 0:
                 st[p, F_QS], st[p, F_TTMOVE] = 1, -1     # (not ordered)
             else:
                 # Step 7. Transposition table: a cut, or the move to try first.
@@ -425,6 +416,28 @@ def _prepare(p, d, n, alpha, beta, ttmove, entry, st, buf, order, killers, hist,
     if _singular_due(p, d, n, entry, st[p, F_VERIFY], st[p, F_SING], knobs):
         return _singular_first(p, d, entry, st, knobs)
     return alpha
+
+
+@njit(cache=True, nogil=True)
+def _quiescence(p, d, alpha, beta, st, V, S, T, W, buf, state, knobs, ctl, evals):
+    """Step 6: ``(depth, moves, value, stand)`` of a quiescence node: its captures (in
+    ``buf[p]``); else, at a first quiescence node the opponent threatens (``qs-threats``),
+    a ply of depth; else its leaf value, and with ``qs-exchanges`` below beta its promotions
+    and exchanges, searched from that value (``stand``; else -INF)."""
+    w, b, k, t = st[p, F_W], st[p, F_B], st[p, F_K], st[p, F_T]
+    n = generate_captures(w, b, k, t, V, S, buf[p], state)
+    if n:
+        return d, n, 0, -INF
+    if d == 0 and knobs.qs_threats and _threatened(p, w, b, k, t, V, S, buf, state):
+        st[p, F_DEPTH] = 1
+        return 1, 0, 0, -INF
+    v = _leaf(p, st, V, T, W, knobs, ctl, evals)
+    if not _exchanges_due(p, d, v, beta, knobs):
+        return d, 0, v, -INF
+    n = _exchanges(p, w, b, k, t, V, S, buf, state)
+    if n:
+        st[p, F_ALPHA] = max(alpha, v)
+    return d, n, v, v
 
 
 @njit(cache=True, nogil=True)
