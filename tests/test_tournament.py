@@ -311,8 +311,10 @@ def test_ctrl_c_to_the_whole_group_drops_the_games_in_progress_and_forfeits_none
             "--pdn", str(tmp_path / "g.pdn"), "--engine", "name=a", f"cmd={RAFLE} hub", "movetime=0.03",
             "--engine", "name=b", f"cmd={RAFLE} hub", "movetime=0.03", "--games", "40",
             "--max-plies", "30", "--concurrency", "2"]
+    # (SIGINT at its default disposition, as in the test above: a background job inherits it ignored.)
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         if state.exists() and len(json.loads(state.read_text())["games"]) >= 2:
