@@ -504,6 +504,8 @@ def _exchanges(p, w, b, k, t, V, S, buf, state):
     pat, kept in ``buf[p]``: promotions, and with no king on the board the moves that offer
     an exchange or a shot: the opponent then has a capture, and after each of its captures
     the side has one back (``buf[p + 1]`` is scratch space).  Returns their count."""
+    if k != 0 and not _can_crown(w, b, k, t, V):
+        return 0                  # (with a king on the board only promotions are kept)
     moves = buf[p]
     n = generate(w, b, k, t, V, S, moves, state)
     kept = 0
