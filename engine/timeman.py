@@ -99,8 +99,9 @@ def clock_budget(clock: float, inc: float, moves: int | None,
     The target is an even share of the usable clock (less a reserve) over the moves to
     go, plus the increment less ``LATENCY`` (it comes back after every move).  No iteration
     starts after ``SOFT`` of the target (the search then finishes the one it is in: on
-    average the move takes about the target); the search may stretch the soft limit when the best move is unsettled
-    (:meth:`Clock.time_is_up`), and the running iteration is cut at ``hard``."""
+    average the move takes about the target); the search may stretch the soft limit when
+    the best move is unsettled (:meth:`Clock.time_is_up`), and the running iteration is cut
+    at ``hard``."""
     inc = max(inc, 0.0)
     usable = clock - reserve(max(clock, 0.0))
     if usable <= MIN_THINK:
