@@ -26,7 +26,7 @@ from .variants import (
 )
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def quick_count(white, black, kings, turn, V):
     """The number of legal moves where bitboards alone give it, else -1: the side to move
     has no king, and its captures (if any) take one or two pieces.
@@ -83,7 +83,7 @@ def quick_count(white, black, kings, turn, V):
     return double
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def count_moves(white, black, kings, turn, V, S, out, state):
     """The number of legal moves, counting quiet moves without listing them (and each
     capture path in the capture-path mode)."""
@@ -95,7 +95,7 @@ def count_moves(white, black, kings, turn, V, S, out, state):
     return n
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _count_men_only(white, black, kings, turn, V, S, out, state):
     """The number of legal moves of a side with men only by :func:`_count_man_captures`
     (inlined where it is called: a call passing arrays costs as much as the count);
@@ -111,7 +111,7 @@ def _count_men_only(white, black, kings, turn, V, S, out, state):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _count_searched(white, black, kings, turn, V, S, out, state):
     """:func:`count_moves` where neither :func:`quick_count` nor :func:`_count_men_only`
     could tell: by the capture search."""
@@ -133,7 +133,7 @@ def _count_searched(white, black, kings, turn, V, S, out, state):
     return n
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _count_man_captures(men, prey, opp, kings, empty, turn, V, S, out, state):
     """The number of legal captures of a side with men only, by bitboards: each man's
     jumps followed depth-first, a jump tested by two shifts (the man's square emptied,
@@ -240,7 +240,7 @@ def perft(white, black, kings, turn, depth, bulk, V, S, buf, state, stop):
                 np.empty((max(depth, 1), WALK_STACK), dtype=np.int64))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def walk(white, black, kings, turn, depth, bulk, V, S, buf, state, stop, stack):
     """:func:`perft` on the caller's ``stack`` (``depth`` rows of ``WALK_STACK``): the
     GPU's threads walk their subtrees with it too (:mod:`engine.gpu_perft`).
@@ -353,14 +353,14 @@ def new_perft_table(megabytes: int) -> np.ndarray:
     return np.zeros((1 << (slots.bit_length() - 1), HASH_SLOT), dtype=np.int64)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _mix(x):
     x = (x ^ (x >> 31)) * 0x7FB5D329728EA185
     x = (x ^ (x >> 27)) * 0x01A3A1BA4FE1A5E3
     return x ^ (x >> 33)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _check(w, b, k, tl, n):
     return _mix(w) ^ _mix(b + 1) ^ _mix(k + 2) ^ _mix(tl + 3) ^ _mix(n + 4)
 

@@ -48,7 +48,7 @@ C_KING, C_ENDING, C_ROAD, C_STABLE = range(4)
 NCOUNTERS = 4
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def material_rules(white, black, kings, V):
     """The rules that the material of a position brings into force:
     (lone-king rule's moves N or 0, whose moves it counts, 7.2.7 in force, 7.2.6 plies or 0).
@@ -110,7 +110,7 @@ def material_rules(white, black, kings, V):
     return ending, whose, road, stable
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _moves_of(plies, turn, whose):
     """Moves that the side(s) ``whose`` made in the last ``plies`` plies (``turn``: to move)."""
     last = (plies + 1) // 2      # the side not to move made the last ply
@@ -123,7 +123,7 @@ def _moves_of(plies, turn, whose):
     return last if side != turn else other
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _sideways(men, men2, V):
     """A man went from ``men`` to ``men2`` along its row (a full board's sideways step)."""
     if not V[V_FULL_BOARD]:
@@ -134,7 +134,7 @@ def _sideways(men, men2, V):
     return lsb_index(frm) // V[V_WIDTH] == lsb_index(to) // V[V_WIDTH]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def advance(king, ending, road, stable, white, black, kings, turn, w2, b2, k2, V):
     """The counters after the side ``turn`` moved from (white, black, kings) to (w2, b2, k2)."""
     own, opp = (white, black) if turn == 0 else (black, white)
@@ -162,7 +162,7 @@ def advance(king, ending, road, stable, white, black, kings, turn, w2, b2, k2, V
     return king, ending, road, stable
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def count_draw(king, ending, road, stable, white, black, kings, turn, V):
     """The move-count rule that draws this position with these counters (``DRAW_*``), or 0.
 
@@ -182,7 +182,7 @@ def count_draw(king, ending, road, stable, white, black, kings, turn, V):
     return DRAW_NONE
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def repeated(keys, at, king, since, repetitions):
     """The position whose key is ``keys[at]`` occurred often enough before to draw.
 

@@ -141,7 +141,7 @@ def slices(pieces: int) -> list[tuple[int, int, int, int]]:
 
 
 # ----- index kernels -------------------------------------------------------------------
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _rank_in(bb, X, row, C):
     r = 0
     j = 1
@@ -153,7 +153,7 @@ def _rank_in(bb, X, row, C):
     return r
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _rank_free(bb, free, C):
     r = 0
     j = 1
@@ -165,7 +165,7 @@ def _rank_free(bb, free, C):
     return r
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def position_index(w, b, k, t, X, C):
     """(slice code, number) of a position; the code is that of its material balance."""
     wmen = w & ~k
@@ -186,7 +186,7 @@ def position_index(w, b, k, t, X, C):
     return ((wm * 8 + wk) * 8 + bm) * 8 + bk, r * 2 + t
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _unrank_set(r, count, n, C):
     """The ``count`` indices (a bitmask over 0..n-1) of rank ``r``; ``r`` is consumed."""
     out = 0
@@ -201,7 +201,7 @@ def _unrank_set(r, count, n, C):
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _to_bits(mask, X, row):
     """The bits ``X[row, i]`` for every ``i`` set in ``mask``."""
     out = 0
@@ -212,7 +212,7 @@ def _to_bits(mask, X, row):
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _to_free(mask, free):
     """The squares of ``free`` whose order among ``free``'s bits is in ``mask``."""
     out = 0
@@ -226,7 +226,7 @@ def _to_free(mask, free):
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def position_of(wm, wk, bm, bk, idx, X, C):
     """The position numbered ``idx`` in a slice: (white, black, kings, turn, valid)."""
     t = idx & 1
@@ -252,7 +252,7 @@ def position_of(wm, wk, bm, bk, idx, X, C):
     return wmen | wk_bb, bmen | bk_bb, wk_bb | bk_bb, t, True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def index_round_trip(wm, wk, bm, bk, X, C, size):
     """Unrank then rank every number of a slice: (valid positions, numbers whose position
     ranks elsewhere or has other material).  A check of the index, for the tests."""
@@ -270,7 +270,7 @@ def index_round_trip(wm, wk, bm, bk, X, C, size):
     return valid, bad
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def mirror_fill(wm, wk, bm, bk, base, lo, hi, src, vals, X, C):
     """Value the positions ``lo..hi`` of a slice from its colour mirror (``bm, bk, wm, wk``,
     built, starting at ``src``): a position turned half round with the colours swapped
@@ -287,7 +287,7 @@ def mirror_fill(wm, wk, bm, bk, base, lo, hi, src, vals, X, C):
 
 
 # ----- build ---------------------------------------------------------------------------
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _child_value(w, b, k, t, vals, offsets, X, C):
     """Value of a child for its side to move, UNKNOWN, or -1 if its slice is missing."""
     if (w if t == 0 else b) == 0:
@@ -299,7 +299,7 @@ def _child_value(w, b, k, t, vals, offsets, X, C):
     return vals[off + idx]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def mark_predecessors(w, b, k, t, dirty, chunks, V, S, X, C):
     """Set ``dirty[i]`` (and ``chunks[i >> CHUNK_SHIFT]``, so that :func:`collect` skips
     the chunks with no mark) for the number ``i`` of every position of the same slice from
@@ -351,7 +351,7 @@ def mark_predecessors(w, b, k, t, dirty, chunks, V, S, X, C):
                 back = S[d, back]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def solve_pass(wm, wk, bm, bk, base, todo, lo, hi, first, vals, offsets, V, S, X, C, moves, state,
                dirty, chunks):
     """Value the positions ``todo[lo:hi]`` of a slice (all of ``lo..hi`` when ``first``)
@@ -389,7 +389,7 @@ def solve_pass(wm, wk, bm, bk, base, todo, lo, hi, first, vals, offsets, V, S, X
     return decided
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def collect(dirty, chunks, vals, base, out):
     """Write to ``out`` the marked positions still unknown, in order, clear every mark,
     and return their number.  Only the chunks with a mark are read."""
@@ -407,7 +407,7 @@ def collect(dirty, chunks, vals, base, out):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def pack(vals, out):
     """2 bits a value, four to a byte (the first in the low bits); UNKNOWN is DRAW."""
     for i in range(out.shape[0]):
@@ -419,19 +419,19 @@ def pack(vals, out):
         out[i] = byte
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def packed_value(data, pos):
     return (data[pos >> 2] >> ((pos & 3) * 2)) & 3
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def unpack(data, size, out, at):
     for p in range(size):
         out[at + p] = packed_value(data, p)
 
 
 # ----- probe ---------------------------------------------------------------------------
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def probe(w, b, k, t, X, C, offsets, data):
     """The value of a position for its side to move (WIN, LOSS, DRAW), or -1 when its
     slice is not loaded.  ``offsets[code]``: the slice's first position in ``data``."""

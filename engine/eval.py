@@ -195,7 +195,7 @@ def eval_tables(variant) -> np.ndarray:
     return _full_tables() if variant.full_board else _tables(variant.width)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _supported(men, own, turn, V):
     """The men of ``men`` (side ``turn``) with an own piece on every square behind them:
     the squares a man of the other side steps to and a man of this side does not (the
@@ -207,7 +207,7 @@ def _supported(men, own, turn, V):
     return men
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _evaluate_losing(white, black, kings, turn, V, W):
     """Antidraughts: ``-(material + mobility)`` for the side to move."""
     empty = V[V_BOARD] & ~(white | black)
@@ -224,13 +224,13 @@ def _evaluate_losing(white, black, kings, turn, V, W):
     return -score if turn else score
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _toward_zero(x, k):
     """x / k rounded toward zero: the same for a score and its negation."""
     return x // k if x >= 0 else -((-x) // k)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _drawish(score, white, black, kings, W):
     """The side ahead with at most three pieces against a king keeps a fraction."""
     if score > 0 and black & kings and popcount(white) <= 3:
@@ -240,7 +240,7 @@ def _drawish(score, white, black, kings, W):
     return score
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def hand_terms(white, black, kings, V, T, W, a, b, race):
     """The hand terms from White's side, summed twice: with the weights at ``W[a + i]``
     and with those at ``W[b + i]`` (``i`` = MAN .. KING_DIAG; TEMPO and DRAW_DIV are not
@@ -326,25 +326,25 @@ def hand_terms(white, black, kings, V, T, W, a, b, race):
     return sa, sb
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _white_index(rw, rb, c, T):
     """White's index of the window at squares ``c, c+1`` of a band (rows ``rw``, ``rb``)."""
     return T[T_B3 + code(rw, c)] + 2 * T[T_B3 + code(rb, c)]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _odd_white_index(rw, rb, c, r0, T):
     """White's index of the second family's window ``c`` of the band of rows ``r0 ..``."""
     return T[T_B3 + odd_code(rw, c, r0)] + 2 * T[T_B3 + odd_code(rb, c, r0)]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _full_white_index(wm, bm, r0, k, T):
     """White's index of the full board's 2x4 window ``k`` of rows ``r0, r0+1``."""
     return T[T_B3 + full_code(wm, r0, k)] + 2 * T[T_B3 + full_code(bm, r0, k)]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def window_sum(wm, bm, width, T, W, idx):
     """The windows' packed sum (``LEARNED_AT``) for White's men ``wm`` and Black's ``bm``,
     each window's index as White reads it written to ``idx`` (the search keeps them to
@@ -378,7 +378,7 @@ def window_sum(wm, bm, width, T, W, idx):
     return acc
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _window_acc(wm, bm, width, T, W):
     """:func:`window_sum` without keeping the indices."""
     acc = 0
@@ -403,7 +403,7 @@ def _window_acc(wm, bm, width, T, W):
     return acc
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _shift_men(acc, idx, men, sign, both, T, W):
     """``acc`` with each man of ``men`` added (``sign`` +1 for White's, +2 for Black's) or
     taken away (-1, -2) in every window it lies in (``both``: 1 with the second family,
@@ -423,7 +423,7 @@ def _shift_men(acc, idx, men, sign, both, T, W):
     return acc
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def windows_after(acc, idx, p, q, wm, bm, wm2, bm2, T, W):
     """The windows' sum after the men went from (``wm``, ``bm``) to (``wm2``, ``bm2``), from
     the sum ``acc`` before; the indices before, ``idx[p]``, are copied to ``idx[q]`` and
@@ -438,7 +438,7 @@ def windows_after(acc, idx, p, q, wm, bm, wm2, bm2, T, W):
     return _shift_men(acc, row, bm2 & ~bm, 2, both, T, W)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def learned_score(acc, white, black, kings, turn, V, T, W):
     """The pattern evaluation (engine.patterns) for the side to move, from the windows'
     packed sum ``acc``: the windows, and the hand terms with learned opening and endgame
@@ -461,21 +461,21 @@ def learned_score(acc, white, black, kings, turn, V, T, W):
     return -score if turn else score
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _evaluate_learned(white, black, kings, turn, V, T, W):
     """The pattern evaluation, its windows read from the position."""
     acc = _window_acc(white & ~kings, black & ~kings, V[V_WIDTH], T, W)
     return learned_score(acc, white, black, kings, turn, V, T, W)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def uses_windows(V, W):
     """The evaluation has learned windows (a weight file of the variant's board; every
     goal: the fit learns antidraughts' and breakthrough's sense of the terms)."""
     return W.shape[0] > LEARNED and W[LEARNED] > 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def evaluate(white, black, kings, turn, V, T, W):
     """Static score of a position for the side to move, in hundredths of a man."""
     if uses_windows(V, W):
@@ -483,7 +483,7 @@ def evaluate(white, black, kings, turn, V, T, W):
     return evaluate_hand(white, black, kings, turn, V, T, W)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def evaluate_hand(white, black, kings, turn, V, T, W):
     """The hand evaluation (and antidraughts' and breakthrough's own)."""
     goal = V[V_GOAL]

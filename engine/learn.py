@@ -61,7 +61,7 @@ def start_weights(goal: str = GOAL_NORMAL) -> np.ndarray:
     return w
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _extract(white, black, kings, turn, V, T, full, odd, start, idx_w, idx_b, feats, ph, dd):
     for i in range(len(white)):
         w, b, k = white[i], black[i], kings[i]
@@ -97,7 +97,7 @@ def extract_features(white, black, kings, turn, variant, tables, odd: bool = Fal
     return idx_w, idx_b, feats, ph, dd
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _raw(i, idx_w, idx_b, feats, ph, theta, eg_w, op_d, eg_d):
     a = ph[i]
     s = 0.0
@@ -114,7 +114,7 @@ def _raw(i, idx_w, idx_b, feats, ph, theta, eg_w, op_d, eg_d):
 DIV = float(WEIGHTS[DRAW_DIV])
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _shrink(s, flags):
     """The factor the drawish-ending rule puts on a score ``s`` (1 or 1/DRAW_DIV)."""
     if (s > 0 and flags & 1) or (s < 0 and flags & 2):
@@ -122,21 +122,21 @@ def _shrink(s, flags):
     return 1.0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _score(i, idx_w, idx_b, feats, ph, dd, theta, eg_w, op_d, eg_d):
     """The score of position ``i`` from White's side, as the kernel computes it."""
     s = _raw(i, idx_w, idx_b, feats, ph, theta, eg_w, op_d, eg_d)
     return s * _shrink(s, dd[i])
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _step(theta, g2, j, grad, lr, l2):
     grad += l2 * theta[j]
     g2[j] += grad * grad
     theta[j] -= lr * grad / (math.sqrt(g2[j]) + 1e-9)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _epoch(idx_w, idx_b, feats, ph, dd, target, order, theta, g2, eg_w, op_d, eg_d, k, lr, l2):
     total = 0.0
     for i in order:
@@ -165,7 +165,7 @@ def _epoch(idx_w, idx_b, feats, ph, dd, target, order, theta, g2, eg_w, op_d, eg
     return total / max(len(order), 1)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _loss(idx_w, idx_b, feats, ph, dd, target, theta, eg_w, op_d, eg_d, k):
     total = 0.0
     for i in range(len(target)):

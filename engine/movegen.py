@@ -65,27 +65,27 @@ def new_state(paths: bool = False) -> np.ndarray:
     return state
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def paths_of(flags):
     """The number of capture paths of a move (1 unless counted in the capture-path mode)."""
     return (flags >> PATHS_SHIFT) + 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def shift(bb, amount):
     if amount > 0:
         return bb << amount
     return bb >> (-amount)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def step(bb, d, V):
     """The squares of ``bb`` moved one step in direction ``d`` (those that stay on a
     square a step may reach; off-board bits are the caller's to mask)."""
     return shift(bb, V[V_STEP + d]) & V[V_KEEP + d]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _precedence_key(V, captured, kings, king_moves, order):
     """Larger is stronger: only the captures of the largest key are legal.
 
@@ -110,7 +110,7 @@ def _precedence_key(V, captured, kings, king_moves, order):
     return 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _record(V, out, state, start, end, captured, kings, king_moves, flags, order):
     key = _precedence_key(V, captured, kings, king_moves, order)
     if key < state[_BEST]:
@@ -137,7 +137,7 @@ def _record(V, out, state, start, end, captured, kings, king_moves, flags, order
         state[_COUNT] = n + 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _king_can_jump(V, S, sq, skip, skip2, opp, empty, captured):
     """Whether a king on ``sq`` has a jump, not in directions ``skip`` or ``skip2``."""
     flying = V[V_FLYING_KING] != 0
@@ -156,7 +156,7 @@ def _king_can_jump(V, S, sq, skip, skip2, opp, empty, captured):
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _man_can_jump(V, S, sq, dirs, opp, kings, empty, captured):
     """Whether a man on ``sq`` has a jump in one of the directions ``dirs``."""
     takes_king = V[V_MAN_TAKES_KING] != 0
@@ -174,7 +174,7 @@ def _man_can_jump(V, S, sq, dirs, opp, kings, empty, captured):
     return False
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _push(state, top, sq, captured, info):
     if top < _STACK_SIZE:
         base = _STACK + 3 * top
@@ -185,7 +185,7 @@ def _push(state, top, sq, captured, info):
     return top
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _piece_captures(V, S, start, king_moves, dirs, promo, opp, kings, empty, out, state):
     """Record every complete capture of the piece on ``start``.
 
@@ -303,14 +303,14 @@ def _piece_captures(V, S, start, king_moves, dirs, promo, opp, kings, empty, out
                     _record(V, out, state, start, q, now, kings, 0, crowned, order2)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _sides(V, white, black, turn):
     if turn == 0:
         return white, black, V[V_PROMO_WHITE], 0
     return black, white, V[V_PROMO_BLACK], 2
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def generate_captures(white, black, kings, turn, V, S, out, state):
     """Write the legal captures to ``out``; return their number (0 if none)."""
     own, opp, promo, fwd = _sides(V, white, black, turn)
@@ -349,7 +349,7 @@ def generate_captures(white, black, kings, turn, V, S, out, state):
     return state[_COUNT]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _jump_starts(prey, empty, turn, V):
     """Per diagonal direction (up-left, up-right, down-left, down-right), the squares a
     jump of side ``turn``'s men that way starts from: ``prey`` next, ``empty`` beyond
@@ -365,7 +365,7 @@ def _jump_starts(prey, empty, turn, V):
     return c0, c1, c2, c3
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _land(bb, d, V):
     """The squares two steps from ``bb`` in diagonal direction ``d`` (a jump's landing)."""
     if d == 0:
@@ -377,7 +377,7 @@ def _land(bb, d, V):
     return bb << (2 * V[V_SHIFT_UL + 3])
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _plain_captures(prey, kings, V):
     """Whether men's captures are followed by bitboards here: diagonal only, pieces taken
     stay in the way until the end, and no precedence weighs the kings among ``prey``."""
@@ -387,13 +387,13 @@ def _plain_captures(prey, kings, V):
     return (prey & kings) == 0 or prec == PREC_NONE or prec == PREC_COUNT or prec == PREC_CZECH
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _crowned_going_on(turn, V):
     """The squares where side ``turn``'s man, crowned mid-capture, goes on as a king."""
     return V[V_PROMO_WHITE + turn] if V[V_PASSING_PROMOTION] != 0 else 0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _man_jumps(men, prey, kings, empty, turn, V):
     """The men of ``men`` with a jump in each diagonal direction (0 where side ``turn``'s
     men do not capture that way, or the board has orthogonal captures), and whether the
@@ -416,7 +416,7 @@ def _man_jumps(men, prey, kings, empty, turn, V):
     return j0, j1, j2, j3, more == 0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def may_capture(white, black, kings, turn, V):
     """Whether side ``turn`` may have a capture: its men have a jump, or it has a king, or
     the board captures orthogonally (then not tested: True).  Exact for men on diagonal
@@ -429,7 +429,7 @@ def may_capture(white, black, kings, turn, V):
     return (men & c0) | (men & c1) | (men & c2) | (men & c3) != 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def generate(white, black, kings, turn, V, S, out, state):
     """Write every legal move to ``out`` and return their number."""
     own, opp, promo, fwd = _sides(V, white, black, turn)
@@ -498,7 +498,7 @@ def generate(white, black, kings, turn, V, S, out, state):
     return n
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def man_steps(men, empty, turn, V):
     """Number of quiet moves of the men ``men`` of side ``turn`` onto ``empty`` squares."""
     mdirs = V[V_MAN_STEPS + turn]
@@ -510,7 +510,7 @@ def man_steps(men, empty, turn, V):
     return n
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def man_targets(men, empty, turn, V):
     """The empty squares that a man of ``men`` (side ``turn``) can step onto."""
     mdirs = V[V_MAN_STEPS + turn]
@@ -522,7 +522,7 @@ def man_targets(men, empty, turn, V):
     return t
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def man_free(men, empty, turn, V):
     """The men of ``men`` (side ``turn``) that have an empty square to step onto."""
     mdirs = V[V_MAN_STEPS + turn]
@@ -534,7 +534,7 @@ def man_free(men, empty, turn, V):
     return men & t
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def king_quiet_count(ks, empty, V, flying):
     """Number of quiet moves of the kings ``ks`` onto ``empty`` squares."""
     n = 0
@@ -551,7 +551,7 @@ def king_quiet_count(ks, empty, V, flying):
     return n
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def make(white, black, kings, turn, frm, to, captured, flags):
     """The position after a move (copy-make): returns (white, black, kings, turn)."""
     moved = (1 << frm) ^ (1 << to)

@@ -184,7 +184,7 @@ class Knobs(NamedTuple):
 RULE_NONE, RULE_DRAW, RULE_NO_MOVE = 0, 1, 2
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def rule_verdict(w, b, k, t, king, ending, road, stable, keys, at, since, V, S, moves, state):
     """What the draw rules make of a node (``RULE_*``), judged on entering it.
 
@@ -202,7 +202,7 @@ def rule_verdict(w, b, k, t, king, ending, road, stable, keys, at, since, V, S, 
     return RULE_NONE
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _man_steps(white, black, kings, turn, V):
     """The empty squares a man of the side to move can step onto."""
     empty = V[V_BOARD] & ~(white | black)
@@ -210,7 +210,7 @@ def _man_steps(white, black, kings, turn, V):
     return man_targets(men, empty, turn, V)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _has_quiet(white, black, kings, turn, V):
     if _man_steps(white, black, kings, turn, V):
         return True
@@ -219,14 +219,14 @@ def _has_quiet(white, black, kings, turn, V):
     return ks != 0 and king_quiet_count(ks, empty, V, False) > 0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _can_crown(white, black, kings, turn, V):
     """A man of the side to move can step onto its promotion row."""
     row = V[V_PROMO_WHITE] if turn == 0 else V[V_PROMO_BLACK]
     return (_man_steps(white, black, kings, turn, V) & row) != 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def search_root(work, shared, tables, depth, alpha, beta):
     """Search the root in ``work.stack[0]`` (position, key, rule counters) to ``depth`` plies
     inside ``(alpha, beta)`` (the records: :mod:`engine.records`).  Returns the root's
@@ -378,7 +378,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
     return v
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _begin(st, ctl, P, V, T, W, win, depth, alpha, beta):
     """Before the loop: the report words cleared, the settings read, the root's window and
     depth set, no verification running, the root's pattern windows read."""
@@ -395,7 +395,7 @@ def _begin(st, ctl, P, V, T, W, win, depth, alpha, beta):
     return knobs
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _prepare(p, d, n, alpha, beta, ttmove, entry, st, buf, order, killers, hist, V, T, W,
              knobs, ctl, evals):
     """Step 8, once the node's ``n`` moves are generated: a full-width node; one the table
@@ -418,7 +418,7 @@ def _prepare(p, d, n, alpha, beta, ttmove, entry, st, buf, order, killers, hist,
     return alpha
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _quiescence(p, d, alpha, beta, st, V, S, T, W, buf, state, knobs, ctl, evals):
     """Step 6: ``(depth, moves, value, stand)`` of a quiescence node: its captures (in
     ``buf[p]``); else, at a first quiescence node the opponent threatens (``qs-threats``),
@@ -440,7 +440,7 @@ def _quiescence(p, d, alpha, beta, st, V, S, T, W, buf, state, knobs, ctl, evals
     return d, n, v, v
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _leaf(p, st, V, T, W, knobs, ctl, evals):
     """Step 6: the value of a quiescence leaf (no capture): lost without a move, won by a
     crowning step in breakthrough, else its static evaluation."""
@@ -454,7 +454,7 @@ def _leaf(p, st, V, T, W, knobs, ctl, evals):
     return _static(p, st, V, T, W, knobs, ctl, evals)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _knobs(P, V, W):
     """The search's settings, read once a call from the parameters, the variant and the
     evaluation."""
@@ -482,14 +482,14 @@ def _knobs(P, V, W):
 # kernel's arrays made the search a fifth slower.  Those that need arrays run on rare
 # paths (verification, databases, root moves, cuts) or once a node, and are plain calls.
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _threatened(p, w, b, k, t, V, S, buf, state):
     """Step 6: the opponent of the side to move would have a capture, were it to move
     (``buf[p + 1]`` is scratch space)."""
     return p < MAX_PLY - 2 and generate_captures(w, b, k, 1 - t, V, S, buf[p + 1], state) != 0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _exchanges_due(p, d, stand, beta, knobs):
     """Step 6: a quiet quiescence node whose static value ``stand`` is below beta, away
     from mate scores, tries its promotions and exchanges (``qs-exchanges``: within that many
@@ -498,7 +498,7 @@ def _exchanges_due(p, d, stand, beta, knobs):
             and -WIN_BOUND < stand < beta)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _exchanges(p, w, b, k, t, V, S, buf, state):
     """Step 6, ``qs-exchanges``: the quiet moves a quiescence node searches besides standing
     pat, kept in ``buf[p]``: promotions, and with no king on the board the moves that offer
@@ -522,7 +522,7 @@ def _exchanges(p, w, b, k, t, V, S, buf, state):
     return kept
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _offers_exchange(p, w, b, k, t, V, S, buf, state):
     """The side to move (the opponent of the one that just moved) must capture, and each of
     its captures can be answered by a capture."""
@@ -538,7 +538,7 @@ def _offers_exchange(p, w, b, k, t, V, S, buf, state):
     return n > 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _static(p, st, V, T, W, knobs, ctl, evals):
     """The static evaluation of the node at ply ``p``: from the eval cache (``eval-cache``),
     else the learned one from its windows' sum, updated move by move (checked against a
@@ -564,13 +564,13 @@ def _static(p, st, V, T, W, knobs, ctl, evals):
     return e
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _no_move_value(p, goal):
     """The value at ply ``p`` for a side to move without a move: lost, or won (antidraughts)."""
     return MATE - p if goal == KG_LOSING else -(MATE - p)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _breakthrough_value(p, w, k, t):
     """Step 2, breakthrough: a position with a king is won by its owner (White if both
     have one, as :func:`engine.position.winner` says)."""
@@ -578,14 +578,14 @@ def _breakthrough_value(p, w, k, t):
     return MATE - p if winner == t else -(MATE - p)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _egdb_holds(w, b, knobs):
     """Step 4: the databases may hold this node: few enough pieces, fewer than the root."""
     men = popcount(w | b)
     return men <= knobs.egdb_pieces and men < knobs.egdb_root
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _egdb_value(p, w, b, k, t, EX, EC, EO, ED, v):
     """Step 4: ``(True, score)`` for a node the databases hold, else ``(False, v)``."""
     found = egdb.probe(w, b, k, t, EX, EC, EO, ED)
@@ -594,13 +594,13 @@ def _egdb_value(p, w, b, k, t, EX, EC, EO, ED, v):
     return False, v
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _plain_due(p, d, knobs):
     """Step 5: the plain form is checked at this node."""
     return knobs.plain and d > 0 and p % knobs.interval == 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _plain_depth(p, d, e, st, P):
     """Step 5, plain form: the node's depth, 0 (a leaf: quiescence only) where its
     evaluation ``e``, from the root's side, is outside the window around the root's."""
@@ -612,13 +612,13 @@ def _plain_depth(p, d, e, st, P):
     return d
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _verifying(verify):
     """1 while a node's verification search runs (its children are inside it), else 0."""
     return 1 if verify == VF_ABOVE or verify == VF_BELOW else 0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _verify_due(p, d, alpha, beta, verify, inside, knobs):
     """Step 5: the verified form is tried at this node: deep enough, a null window away
     from mate scores, no verification of it running or refuted, and (``threshold-nested``
@@ -628,7 +628,7 @@ def _verify_due(p, d, alpha, beta, verify, inside, knobs):
             and -WIN_BOUND < alpha and beta < WIN_BOUND and (knobs.nested or inside == 0))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _verify_first(p, d, alpha, beta, w, b, k, t, st, P, V, S, T, W, buf, state, knobs, ctl,
                   evals):
     """Step 5, verified form: a node quiet for both sides whose evaluation lies beyond its
@@ -653,7 +653,7 @@ def _verify_first(p, d, alpha, beta, w, b, k, t, st, P, V, S, T, W, buf, state, 
     return d, alpha, beta
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _tt_verdict(entry, p, d, alpha, beta, v):
     """Step 7: ``(cut, value, ttmove)`` from a TT entry (0: none): a cut with the stored
     score where a deep enough entry's bound settles a null-window node below the root
@@ -674,14 +674,14 @@ def _tt_verdict(entry, p, d, alpha, beta, v):
     return False, v, ttmove
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _iir_due(p, d, entry, verify, knobs):
     """Step 8, internal iterative reduction: a node below the root, deep enough, that the
     table holds nothing of (every stored entry has a move), outside a verification."""
     return knobs.iir > 0 and p > 0 and d >= knobs.iir and entry == 0 and verify == VF_NONE
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _root_moves(moves, n, w, b, k, t, P, EX, EC, EO, ED):
     """Step 8 at the root: without the barred king's quiet moves (Frisian), without the
     moves a MultiPV search excludes and, when the root is in the databases, only the moves
@@ -695,7 +695,7 @@ def _root_moves(moves, n, w, b, k, t, P, EX, EC, EO, ED):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _order(p, n, k, t, ttmove, moves, order, killers, hist, counter):
     """Step 8: the ordering scores of the node's moves: the TT move, captures (of kings
     first), promotions, the two killers, the counter-move (``counter``, -1: none), then
@@ -724,7 +724,7 @@ def _order(p, n, k, t, ttmove, moves, order, killers, hist, counter):
         order[p, j] = sc
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _bring_best_forward(p, i, n, moves, order):
     """Step 9: swap the best-scored of the moves not yet searched into place ``i`` (a
     selection sort done lazily: a cut leaves the rest unsorted)."""
@@ -742,7 +742,7 @@ def _bring_best_forward(p, i, n, moves, order):
         order[p, top] = x
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _child_window(p, alpha, beta, d, tried, qs, reducible, score, knobs):
     """Step 9: ``(phase, alpha, beta, depth)`` of the child: the first move (and every
     capture in quiescence) with the full window, the others with a null window, the late
@@ -771,7 +771,7 @@ def _child_window(p, alpha, beta, d, tried, qs, reducible, score, knobs):
     return PH_REDUCED if r else PH_NULL, -alpha - 1, -alpha, d - 1 - r
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _reducible(cap, score, cw, cb, ck, ct, V, knobs):
     """Step 9: the move just made (to ``cw, cb, ck, ct``) may be reduced: a quiet move
     scored below the killers (``lmr-killers``: below the promotions); with ``lmr-offers``,
@@ -785,7 +785,7 @@ def _reducible(cap, score, cw, cb, ck, ct, V, knobs):
     return True
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _futility_due(p, d, alpha, beta, first_cap, knobs):
     """Step 8: the node gets a futility bound (``futility``: its static evaluation plus the
     margin for each ply of depth; else INF, no pruning): a null-window node below the root
@@ -795,7 +795,7 @@ def _futility_due(p, d, alpha, beta, first_cap, knobs):
             and first_cap == 0 and -WIN_BOUND < alpha < WIN_BOUND)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _futile(bound, alpha, tried, score, cw, cb, ck, ct, V):
     """Step 9: a move not to search (futility): a quiet move other than the TT move, a
     promotion or a killer, after the first, at a node whose futility bound is at most
@@ -805,7 +805,7 @@ def _futile(bound, alpha, tried, score, cw, cb, ck, ct, V):
             and not may_capture(cw, cb, ck, ct, V))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _refuted(p, v, check, st):
     """Step 10: whether the verification search of ply ``p`` (``check``: the side it tested)
     was refuted by its value ``v``: the node's own window and depth are then restored, to
@@ -818,7 +818,7 @@ def _refuted(p, v, check, st):
     return True
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _singular_due(p, d, n, entry, verify, sing, knobs):
     """Step 8: the node's TT move is tested for a singular extension (``singular-depth``):
     below the root, deep enough, more than one move, not in a verification search of its
@@ -834,7 +834,7 @@ def _singular_due(p, d, n, entry, verify, sing, knobs):
             and -WIN_BOUND < s < WIN_BOUND)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _singular_first(p, d, entry, st, knobs):
     """Step 8, singular test: the node's other moves are searched first to half its depth
     with a null window just below the TT score less the margin (Step 9 skips the TT move;
@@ -847,7 +847,7 @@ def _singular_first(p, d, entry, st, knobs):
     return bar - 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _singular_verdict(p, v, st):
     """Step 10: every other move failed below the bar (``v`` under the test's beta): the
     TT move is singular and gets a ply more; either way the node's window and depth come
@@ -865,7 +865,7 @@ def _singular_verdict(p, v, st):
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _new_best(p, v, alpha, beta, st, buf, pv, pvlen, ctl):
     """Step 10: ``v`` is the best value of ply ``p`` so far (its current move the best);
     above ``alpha`` it raises alpha and extends the PV.  Returns whether it cuts (beta)."""
@@ -886,7 +886,7 @@ def _new_best(p, v, alpha, beta, st, buf, pv, pvlen, ctl):
     return v >= beta
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _counter_move(p, t, st, buf, hist, knobs):
     """Step 8: the move id that last refuted the opponent's move into this node (-1: none,
     or ``counter-moves`` off)."""
@@ -897,7 +897,7 @@ def _counter_move(p, t, st, buf, hist, knobs):
     return mid if mid != 0 else -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _cut(p, st, buf, killers, hist, tt_keys, tt_data, knobs):
     """Step 10 at a cut of a full-width node: a quiet best move becomes a killer, earns
     history and (``counter-moves``) becomes the counter-move to the opponent's last move;
@@ -918,7 +918,7 @@ def _cut(p, st, buf, killers, hist, tt_keys, tt_data, knobs):
     _store(st, p, tt_keys, tt_data, buf, knobs.age)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _db_score(found, w, b, t, p):
     """The score of a database value at ply ``p`` for the side to move: a win beyond every
     evaluation, sooner and with more material ahead better; a draw 0."""
@@ -932,7 +932,7 @@ def _db_score(found, w, b, t, p):
     return -(DB_WIN - p - DB_MATERIAL * ahead)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _keep_db_best(moves, n, w, b, k, t, EX, EC, EO, ED):
     """Keep the root moves whose value in the databases is the root's best (a win kept
     is never thrown away, a draw never lost): the search then chooses among them."""
@@ -954,7 +954,7 @@ def _keep_db_best(moves, n, w, b, k, t, EX, EC, EO, ED):
     return kept
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _rank_of_child(found):
     """0: the child is lost for the opponent (we win), 1 drawn, 2 won for it, 3 unknown."""
     if found == egdb.LOSS:
@@ -966,7 +966,7 @@ def _rank_of_child(found):
     return 3
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _drop_quiet_from(moves, n, bit):
     """Keep the moves that do not move the piece on ``bit`` without capturing; the count."""
     kept = 0
@@ -979,7 +979,7 @@ def _drop_quiet_from(moves, n, bit):
     return kept
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _drop_excluded(moves, n, P):
     """Keep the moves whose id is not among the ``P[P_EXCLUDED]`` excluded ones; the count."""
     kept = 0
@@ -997,7 +997,7 @@ def _drop_excluded(moves, n, P):
     return kept
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _reward(killers, hist, p, turn, frm, to, depth):
     mid = tt.move_id(frm, to, 0)
     if killers[p, 0] != mid:
@@ -1011,7 +1011,7 @@ def _reward(killers, hist, p, turn, frm, to, depth):
                     hist[a, x, y] >>= 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def _store(st, p, tt_keys, tt_data, buf, age):
     best = st[p, F_BEST]
     if best >= st[p, F_BETA]:

@@ -171,7 +171,7 @@ def full_square_slots() -> np.ndarray:
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def full_code(bb, r0, k):
     """The 8-bit code of the 2x4 window ``k`` (columns ``2k .. 2k+3``) of rows ``r0, r0+1``
     of the plain 8x8 board: the top row's four squares, then the next row's."""
@@ -179,7 +179,7 @@ def full_code(bb, r0, k):
     return ((bb >> at) & 0xF) | (((bb >> (at + 8)) & 0xF) << 4)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def band(bb, T, t_rows, r0, mask):
     """Rows ``r0 .. r0+3`` of ``bb``, one row (``mask``: its squares) per byte."""
     return (((bb >> T[t_rows + r0]) & mask) | (((bb >> T[t_rows + r0 + 1]) & mask) << 8)
@@ -187,7 +187,7 @@ def band(bb, T, t_rows, r0, mask):
             | (((bb >> T[t_rows + r0 + 3]) & mask) << 24))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def code(rows, c):
     """The 8-bit code of the window at squares ``c, c+1`` of each row of a band: two
     bits per row, gathered from the four bytes by three shifts."""
@@ -195,7 +195,7 @@ def code(rows, c):
     return (x | (x >> 6) | (x >> 12) | (x >> 18)) & 0xFF
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def odd_code(rows, c, r0):
     """The 8-bit code of the second family's window ``c`` of the band of rows ``r0 ..``:
     squares ``c, c+1`` of its even rows, ``c+1, c+2`` of its odd rows."""
@@ -204,7 +204,7 @@ def odd_code(rows, c, r0):
     return (x | (x >> 6) | (x >> 12) | (x >> 18)) & 0xFF
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def pair(rw, rb, c, T, t_b3, t_b3r):
     """For the window at squares ``c, c+1`` of a band (White's rows ``rw``, Black's
     ``rb``): White's index of its weights, and Black's index of the weights of the
@@ -212,13 +212,13 @@ def pair(rw, rb, c, T, t_b3, t_b3r):
     return indices(code(rw, c), code(rb, c), T, t_b3, t_b3r)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def indices(cw, cb, T, t_b3, t_b3r):
     """White's and Black's (turned) indices of a window whose codes are ``cw``, ``cb``."""
     return T[t_b3 + cw] + 2 * T[t_b3 + cb], T[t_b3r + cb] + 2 * T[t_b3r + cw]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def window_indices(wm, bm, T, t_rows, t_b3, t_b3r, width, full, out_w, out_b, odd=False):
     """Every window's (White's, Black's) index of its weights, into ``out_w``/``out_b``.
 
@@ -255,7 +255,7 @@ def window_indices(wm, bm, T, t_rows, t_b3, t_b3r, width, full, out_w, out_b, od
                     odd_code(rw, c, r0), odd_code(rb, c, r0), T, t_b3, t_b3r)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def phase(white, black, start):
     """The opening share of the blend, 0..PHASE_ONE, from the pieces left of ``start``."""
     n = popcount(white | black)

@@ -26,7 +26,7 @@ def new_table(log2: int) -> tuple[np.ndarray, np.ndarray]:
     return np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def move_id(frm, to, captured):
     """A 32-bit identity of a move: from and to bits and a 20-bit fold of the captured set.
 
@@ -37,7 +37,7 @@ def move_id(frm, to, captured):
     return frm | (to << 6) | (fold << 12)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def probe(keys, data, key):
     """The data word stored for ``key``, or 0."""
     i = key & (keys.shape[0] - 2)
@@ -50,27 +50,27 @@ def probe(keys, data, key):
     return 0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def entry_move(d):
     return d & 0xFFFFFFFF
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def entry_score(d):
     return ((d >> 32) & 0xFFFF) - 32768
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def entry_depth(d):
     return (d >> 48) & 0xFF
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def entry_bound(d):
     return (d >> 56) & 3
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def store(keys, data, key, mid, score, depth, bound, age):
     """Record a search result (score already made ply-independent by the caller)."""
     if depth > 255:

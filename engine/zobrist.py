@@ -18,7 +18,7 @@ ZOBRIST.flags.writeable = False
 SIDE = 4
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def board_key(white, black, kings, turn, Z):
     """The key of a position computed from scratch."""
     key = 0
@@ -33,7 +33,7 @@ def board_key(white, black, kings, turn, Z):
     return key
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def move_key(key, kings, turn, frm, to, captured, promotes, Z):
     """The key after a move, from the key before it (``kings`` is the board before)."""
     king = (kings >> frm) & 1

@@ -111,6 +111,56 @@ def test_the_engine_does_no_io(path):
     assert io_faults(path.read_text(encoding="utf-8")) == []
 
 
+# ----- kernels count no references -----------------------------------------------------------
+# A numba kernel compiled with its runtime's reference counting takes a reference to each array it
+# is passed and each view it makes, and drops it again: an atomic add each, a quarter of the search's
+# time when profiled (README "Measured").  Kernels write into arrays their callers own, so they are
+# compiled with ``_nrt=False``; a kernel that allocates needs the runtime and keeps it.  (A kernel
+# inlined into its callers takes their flags.)
+ALLOCATORS = {"empty", "zeros", "ones", "full", "array", "copy", "empty_like", "zeros_like"}
+
+
+def kernel_flag_faults(source: str) -> list[str]:
+    """Each ``@njit`` kernel whose ``_nrt`` flag does not match whether it allocates."""
+    faults = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for dec in node.decorator_list:
+            if not (isinstance(dec, ast.Call) and getattr(dec.func, "id", None) == "njit"):
+                continue
+            keywords = {k.arg: k.value for k in dec.keywords}
+            inline = keywords.get("inline")
+            if isinstance(inline, ast.Constant) and inline.value == "always":
+                continue          # compiled into its callers, with their flags
+            flag = keywords.get("_nrt")
+            off = isinstance(flag, ast.Constant) and flag.value is False
+            allocates = any(isinstance(n, ast.Attribute) and n.attr in ALLOCATORS
+                            and isinstance(n.value, ast.Name) and n.value.id == "np"
+                            for n in ast.walk(node))
+            if off and allocates:
+                faults.append(f"line {node.lineno}: {node.name} allocates with _nrt=False")
+            elif not off and not allocates:
+                faults.append(f"line {node.lineno}: {node.name} counts references")
+    return faults
+
+
+def test_the_kernel_flag_checker_sees_each_kind_of_fault():
+    ok = ("@njit(cache=True, nogil=True, _nrt=False)\ndef f(a):\n    return a[0]\n"
+          "@njit(cache=True, nogil=True)\ndef g(n):\n    return np.zeros(n)\n")
+    assert kernel_flag_faults(ok) == []
+    assert kernel_flag_faults("@njit(nogil=True, inline='always')\ndef f(a):\n    return a[0]\n") == []
+    assert kernel_flag_faults("@njit(cache=True, nogil=True)\ndef f(a):\n    return a[0]\n") == [
+        "line 2: f counts references"]
+    assert kernel_flag_faults("@njit(_nrt=False)\ndef g(n):\n    return np.empty(n)\n") == [
+        "line 2: g allocates with _nrt=False"]
+
+
+@pytest.mark.parametrize("path", ENGINE_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_kernels_count_no_references_unless_they_allocate(path):
+    assert kernel_flag_faults(path.read_text(encoding="utf-8")) == []
+
+
 # ----- no import cycles ----------------------------------------------------------------------
 
 PACKAGES = ("engine", "protocol", "perft")
