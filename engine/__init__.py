@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from .counting import new_perft_table
     from .divide import new_stop_flag, perft, perft_divide, set_stop, warm_up
     from .gpu_perft import gpu_counter, gpu_name
+    from .profiling import jit_functions
     from .position import (BLACK, WHITE, Move, Position, allowed_moves, legal_moves, play,
                            start_position)
     from .limits import Info, Limits, Result

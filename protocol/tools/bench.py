@@ -16,7 +16,7 @@ from engine import OPTIONS, Limits, install_command, Searcher, move_to_hub, pos_
 from perft.progress import compiling
 
 from ..about import summary
-from . import depthtimes
+from . import depthtimes, profile
 
 DEFAULT_DEPTH = 7       # the depth of the signature commits quote
 BENCH_TT_LOG2 = 20
@@ -93,6 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
         ap.add_argument(f"--{option.name}", *LEGACY_FLAGS.get(option.name, ()), dest=option.name,
                         metavar="VALUE", help=option.help)
     ap.add_argument("--dame", action="store_true", help="also search the positions with dame-rs")
+    ap.add_argument("--profile", action="store_true",
+                    help="instead, search the positions under Linux perf and print each kernel "
+                         "function's share of the time (compiles the kernels afresh)")
+    ap.add_argument("--perf-map", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--depth-times", action="store_true",
                     help="instead, time each depth: the time to depths 12, 15, 18, the depth "
                          "reached in 1, 5, 20 s and the branching factor (book off)")
@@ -112,6 +116,9 @@ def main(argv: list[str]) -> int:
     if args.depth < 1:
         ap.error("--depth must be at least 1")
     options = {o.name: getattr(args, o.name) for o in OPTIONS if getattr(args, o.name) is not None}
+    if args.profile:
+        return profile.report(args.depth, [x for name, value in options.items()
+                                           for x in (f"--{name}", value)])
     if args.depth_times:
         if args.max_depth < 1 or args.max_time <= 0:
             ap.error("--max-depth must be at least 1 and --max-time above 0")
@@ -143,4 +150,6 @@ def main(argv: list[str]) -> int:
             if ds > 0 and seconds > 0:
                 print(f"speed rafle/dame: {(nodes / seconds) / (dn / ds):.2f}")
     print(f"bench: {nodes}")
+    if args.perf_map:
+        print(f"perf map {profile.write_map()}")
     return 0
