@@ -50,12 +50,8 @@ def jit_functions() -> list[tuple[int, int, str]]:
     """``(address, size, name)`` of each function of the kernels compiled in this process and
     of numba's reference-count helpers, by address; names made readable (:func:`readable`)."""
     found = {}
-    for library in _compiled_libraries():
-        try:
-            names = [fn.name for fn in library.get_defined_functions()]
-        except Exception:         # loaded from the cache: no module to read
-            continue
-        for name in names:
+    for library in _compiled_libraries():       # (one loaded from the cache defines none)
+        for name in [fn.name for fn in library.get_defined_functions()]:
             address = library.get_pointer_to_function(name)
             if address:
                 found[address] = readable(name)
