@@ -56,10 +56,11 @@ def report(depth: int, flags: list[str]) -> int:
                  "--perf-map", *flags]
         record = subprocess.run([perf, "record", "-q", "-F", str(RATE), "-o", str(data), "--",
                                  *bench], env=env, stdout=subprocess.PIPE, text=True)
-        maps = [line.split()[-1] for line in record.stdout.splitlines()
-                if line.startswith("perf map ")]
+        maps = []                 # the bench's map, named on its last line
         for line in record.stdout.splitlines():
-            if not line.startswith("perf map "):
+            if line.startswith("perf map "):
+                maps.append(line.split()[-1])
+            else:
                 print(line)
         if record.returncode != 0:
             print(f"rafle bench --profile: perf record ended with status {record.returncode}")
