@@ -1,4 +1,5 @@
-"""Bit primitives for the kernels: population count and index of the lowest set bit.
+"""Bit primitives for the kernels: population count, index of the lowest set bit, and a
+hint to bring an array's element into the caches ahead of its use.
 
 Bitboards are signed int64 (no board uses bit 63), so numba never mixes signed and
 unsigned integers.  Under NUMBA_DISABLE_JIT the pure-Python fallbacks are used.
@@ -15,6 +16,9 @@ if numba.config.DISABLE_JIT:
     def lsb_index(x):
         x = int(x)
         return ((x & -x).bit_length() - 1) if x else 64
+
+    def prefetch(a, i):
+        pass
 
 else:
     from llvmlite import ir
@@ -46,3 +50,28 @@ else:
     @njit(cache=True, nogil=True, inline="always")
     def lsb_index(x):
         return _cttz(x)
+
+    @intrinsic
+    def _prefetch(typingctx, array, index):
+        if not isinstance(array, types.Array):
+            return None
+
+        def codegen(context, builder, signature, args):
+            aryty, idxty = signature.args
+            ary = context.make_array(aryty)(context, builder, args[0])
+            idx = context.cast(builder, args[1], idxty, types.intp)
+            ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [idx])
+            byte_ptr, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+            fnty = ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32])
+            fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+            # a read (0), kept in every cache level (3), of data (1)
+            builder.call(fn, [builder.bitcast(ptr, byte_ptr), i32(0), i32(3), i32(1)])
+            return context.get_dummy_value()
+
+        return types.void(array, index), codegen
+
+    @njit(cache=True, nogil=True, inline="always")
+    def prefetch(a, i):
+        """Ask the processor to bring ``a[i]`` (``i`` in range) into its caches: a hint,
+        no value changes and no fault."""
+        _prefetch(a, i)

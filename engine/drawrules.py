@@ -134,7 +134,7 @@ def _sideways(men, men2, V):
     return lsb_index(frm) // V[V_WIDTH] == lsb_index(to) // V[V_WIDTH]
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def advance(king, ending, road, stable, white, black, kings, turn, w2, b2, k2, V):
     """The counters after the side ``turn`` moved from (white, black, kings) to (w2, b2, k2)."""
     own, opp = (white, black) if turn == 0 else (black, white)

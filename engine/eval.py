@@ -423,7 +423,7 @@ def _shift_men(acc, idx, men, sign, both, T, W):
     return acc
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def windows_after(acc, idx, p, q, wm, bm, wm2, bm2, T, W):
     """The windows' sum after the men went from (``wm``, ``bm``) to (``wm2``, ``bm2``), from
     the sum ``acc`` before; the indices before, ``idx[p]``, are copied to ``idx[q]`` and
@@ -438,7 +438,7 @@ def windows_after(acc, idx, p, q, wm, bm, wm2, bm2, T, W):
     return _shift_men(acc, row, bm2 & ~bm, 2, both, T, W)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def learned_score(acc, white, black, kings, turn, V, T, W):
     """The pattern evaluation (engine.patterns) for the side to move, from the windows'
     packed sum ``acc``: the windows, and the hand terms with learned opening and endgame

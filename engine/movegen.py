@@ -313,6 +313,13 @@ def _sides(V, white, black, turn):
 @njit(cache=True, nogil=True, _nrt=False)
 def generate_captures(white, black, kings, turn, V, S, out, state):
     """Write the legal captures to ``out``; return their number (0 if none)."""
+    return captures_inline(white, black, kings, turn, V, S, out, state)
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def captures_inline(white, black, kings, turn, V, S, out, state):
+    """:func:`generate_captures`, inlined where it is called: the search's quiescence asks it
+    at nearly every leaf, most often to find none, and a call costs more than that."""
     own, opp, promo, fwd = _sides(V, white, black, turn)
     empty = V[V_BOARD] & ~(white | black)
     men = own & ~kings

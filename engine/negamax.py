@@ -56,8 +56,8 @@ from .bits import popcount
 from .drawrules import advance, count_draw, repeated
 from .eval import evaluate, evaluate_hand, learned_score, uses_windows, window_sum, windows_after
 from .options import FORMS, KERNEL_OPTIONS, kernel_slot
-from .movegen import (FLAG_PROMOTE, generate, generate_captures, king_quiet_count, make,
-                      man_targets, may_capture)
+from .movegen import (FLAG_PROMOTE, captures_inline, generate, generate_captures,
+                      king_quiet_count, make, man_targets, may_capture)
 from .variants import (
     KG_BREAKTHROUGH, KG_LOSING, V_BOARD, V_GOAL, V_PROMO_BLACK, V_PROMO_WHITE, V_REPETITIONS,
     V_WIDTH,
@@ -184,7 +184,7 @@ class Knobs(NamedTuple):
 RULE_NONE, RULE_DRAW, RULE_NO_MOVE = 0, 1, 2
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def rule_verdict(w, b, k, t, king, ending, road, stable, keys, at, since, V, S, moves, state):
     """What the draw rules make of a node (``RULE_*``), judged on entering it.
 
@@ -347,6 +347,8 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 _reducible(cap, order[p, i], cw, cb, ck, ct, V, knobs), order[p, i], knobs)
             if not qs and st[p, F_SING] == SG_EXTEND and order[p, i] == S_TT:
                 st[q, F_DEPTH] += 1   # a singular TT move is searched a ply deeper
+            if st[q, F_DEPTH] > 0:
+                tt.prefetch(tt_keys, tt_data, ckey)   # the child will probe its bucket
             p, mode = q, ENTER
         else:
             # Step 10. Return: singular verdict, verification, re-search, best move, cut, store.
@@ -395,7 +397,7 @@ def _begin(st, ctl, P, V, T, W, win, depth, alpha, beta):
     return knobs
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _prepare(p, d, n, alpha, beta, ttmove, entry, st, buf, order, killers, hist, V, T, W,
              knobs, ctl, evals):
     """Step 8, once the node's ``n`` moves are generated: a full-width node; one the table
@@ -418,14 +420,14 @@ def _prepare(p, d, n, alpha, beta, ttmove, entry, st, buf, order, killers, hist,
     return alpha
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _quiescence(p, d, alpha, beta, st, V, S, T, W, buf, state, knobs, ctl, evals):
     """Step 6: ``(depth, moves, value, stand)`` of a quiescence node: its captures (in
     ``buf[p]``); else, at a first quiescence node the opponent threatens (``qs-threats``),
     a ply of depth; else its leaf value, and with ``qs-exchanges`` below beta its promotions
     and exchanges, searched from that value (``stand``; else -INF)."""
     w, b, k, t = st[p, F_W], st[p, F_B], st[p, F_K], st[p, F_T]
-    n = generate_captures(w, b, k, t, V, S, buf[p], state)
+    n = captures_inline(w, b, k, t, V, S, buf[p], state)
     if n:
         return d, n, 0, -INF
     if d == 0 and knobs.qs_threats and _threatened(p, w, b, k, t, V, S, buf, state):
@@ -440,7 +442,7 @@ def _quiescence(p, d, alpha, beta, st, V, S, T, W, buf, state, knobs, ctl, evals
     return d, n, v, v
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _leaf(p, st, V, T, W, knobs, ctl, evals):
     """Step 6: the value of a quiescence leaf (no capture): lost without a move, won by a
     crowning step in breakthrough, else its static evaluation."""
@@ -538,7 +540,7 @@ def _offers_exchange(p, w, b, k, t, V, S, buf, state):
     return n > 0
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _static(p, st, V, T, W, knobs, ctl, evals):
     """The static evaluation of the node at ply ``p``: from the eval cache (``eval-cache``),
     else the learned one from its windows' sum, updated move by move (checked against a
@@ -695,7 +697,7 @@ def _root_moves(moves, n, w, b, k, t, P, EX, EC, EO, ED):
     return n
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _order(p, n, k, t, ttmove, moves, order, killers, hist, counter):
     """Step 8: the ordering scores of the node's moves: the TT move, captures (of kings
     first), promotions, the two killers, the counter-move (``counter``, -1: none), then
@@ -724,7 +726,7 @@ def _order(p, n, k, t, ttmove, moves, order, killers, hist, counter):
         order[p, j] = sc
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _bring_best_forward(p, i, n, moves, order):
     """Step 9: swap the best-scored of the moves not yet searched into place ``i`` (a
     selection sort done lazily: a cut leaves the rest unsorted)."""
@@ -865,7 +867,7 @@ def _singular_verdict(p, v, st):
     return False
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _new_best(p, v, alpha, beta, st, buf, pv, pvlen, ctl):
     """Step 10: ``v`` is the best value of ply ``p`` so far (its current move the best);
     above ``alpha`` it raises alpha and extends the PV.  Returns whether it cuts (beta)."""
@@ -897,7 +899,7 @@ def _counter_move(p, t, st, buf, hist, knobs):
     return mid if mid != 0 else -1
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _cut(p, st, buf, killers, hist, tt_keys, tt_data, knobs):
     """Step 10 at a cut of a full-width node: a quiet best move becomes a killer, earns
     history and (``counter-moves``) becomes the counter-move to the opponent's last move;

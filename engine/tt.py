@@ -9,10 +9,15 @@ parameter (log2 of the entry count, 16 bytes an entry).
 Lock-free for several search threads: a slot's key word holds ``key ^ data``, so a slot
 whose two words come from two different writes (one thread's key, another's data) does
 not match its key and reads as a miss, never as another position's result.
+
+The search asks for a child's bucket (:func:`prefetch`) as it makes the move, so that the
+memory load runs while the child's first steps do (the draw rules, the windows), not
+while its probe waits.
 """
 import numpy as np
 from numba import njit
 
+from .bits import prefetch as _prefetch
 from .options import TT_DEFAULT_LOG2 as DEFAULT_LOG2
 from .options import TT_MAX_LOG2 as MAX_LOG2
 from .options import TT_MIN_LOG2 as MIN_LOG2
@@ -48,6 +53,15 @@ def probe(keys, data, key):
     if d != 0 and keys[i + 1] ^ d == key:
         return d
     return 0
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def prefetch(keys, data, key):
+    """Start loading ``key``'s bucket, to be probed a little later (a child's entry while
+    the child's first steps run), so that the probe does not wait on memory."""
+    i = key & (keys.shape[0] - 2)
+    _prefetch(keys, i)
+    _prefetch(data, i)
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
