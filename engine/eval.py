@@ -104,6 +104,9 @@ T_B3R = 620        # +code: the same, the code read backwards
 T_SLOTS = 876      # +bit * SLOT_ROW: the windows of a square (engine.patterns.square_slots)
 SLOT_ROW = SLOTS_AT + 2 * MAX_SLOTS
 N_TABLE = T_SLOTS + 64 * SLOT_ROW
+# windows_after keeps the windows a move changed as the bits of one int64:
+# (the boards of engine.variants: 10x10 and 8x8)
+assert max(windows(10, odd=True), windows(8, odd=True), windows(8, full=True)) < 64
 
 # The learned evaluation's weights follow the hand weights in the same array:
 LEARNED = N_WEIGHTS        # W[LEARNED]: number of pattern windows; 0 = hand evaluation
@@ -404,38 +407,42 @@ def _window_acc(wm, bm, width, T, W):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def _shift_men(acc, idx, men, sign, both, T, W):
-    """``acc`` with each man of ``men`` added (``sign`` +1 for White's, +2 for Black's) or
+def _shift_men(touched, idx, men, sign, both, T):
+    """``idx`` with each man of ``men`` added (``sign`` +1 for White's, +2 for Black's) or
     taken away (-1, -2) in every window it lies in (``both``: 1 with the second family,
-    else 0); ``idx`` updated."""
+    else 0); ``touched`` with those windows' bits set."""
     while men:
         x = lsb_index(men)
         men &= men - 1
         at = T_SLOTS + x * SLOT_ROW
         for j in range(T[at + both]):
             u = T[at + SLOTS_AT + 2 * j]
-            base = LEARNED_AT + u * NCONFIG
-            i = idx[u]
-            acc -= W[base + i]
-            i += sign * T[at + SLOTS_AT + 1 + 2 * j]
-            idx[u] = i
-            acc += W[base + i]
-    return acc
+            idx[u] += sign * T[at + SLOTS_AT + 1 + 2 * j]
+            touched |= 1 << u
+    return touched
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def windows_after(acc, idx, p, q, wm, bm, wm2, bm2, T, W):
     """The windows' sum after the men went from (``wm``, ``bm``) to (``wm2``, ``bm2``), from
     the sum ``acc`` before; the indices before, ``idx[p]``, are copied to ``idx[q]`` and
-    updated there: only the windows of the squares that changed are read again."""
+    updated there: only the windows of the squares that changed are read again.  First
+    every index is brought up to date, then each window changed is read once (its old
+    and new weight: loads that do not wait on one another)."""
     for u in range(W[LEARNED]):
         idx[q, u] = idx[p, u]
     row = idx[q]
     both = 1 if W[LEARNED] > T[T_NW] else 0
-    acc = _shift_men(acc, row, wm & ~wm2, -1, both, T, W)
-    acc = _shift_men(acc, row, bm & ~bm2, -2, both, T, W)
-    acc = _shift_men(acc, row, wm2 & ~wm, 1, both, T, W)
-    return _shift_men(acc, row, bm2 & ~bm, 2, both, T, W)
+    touched = _shift_men(0, row, wm & ~wm2, -1, both, T)
+    touched = _shift_men(touched, row, bm & ~bm2, -2, both, T)
+    touched = _shift_men(touched, row, wm2 & ~wm, 1, both, T)
+    touched = _shift_men(touched, row, bm2 & ~bm, 2, both, T)
+    while touched:
+        u = lsb_index(touched)
+        touched &= touched - 1
+        base = LEARNED_AT + u * NCONFIG
+        acc += W[base + row[u]] - W[base + idx[p, u]]
+    return acc
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
