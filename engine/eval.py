@@ -104,8 +104,8 @@ T_B3R = 620        # +code: the same, the code read backwards
 T_SLOTS = 876      # +bit * SLOT_ROW: the windows of a square (engine.patterns.square_slots)
 SLOT_ROW = SLOTS_AT + 2 * MAX_SLOTS
 N_TABLE = T_SLOTS + 64 * SLOT_ROW
-# windows_after keeps the windows a move changed as the bits of one int64:
-# (the boards of engine.variants: 10x10 and 8x8)
+# windows_after keeps the windows a move changed as the bits of one int64 (on the boards of
+# engine.variants, 10x10 and 8x8, with both families):
 assert max(windows(10, odd=True), windows(8, odd=True), windows(8, full=True)) < 64
 
 # The learned evaluation's weights follow the hand weights in the same array:

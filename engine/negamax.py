@@ -347,8 +347,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 _reducible(cap, order[p, i], cw, cb, ck, ct, V, knobs), order[p, i], knobs)
             if not qs and st[p, F_SING] == SG_EXTEND and order[p, i] == S_TT:
                 st[q, F_DEPTH] += 1   # a singular TT move is searched a ply deeper
-            if st[q, F_DEPTH] > 0:
-                tt.prefetch(tt_keys, tt_data, ckey)   # the child will probe its bucket
+            tt.prefetch(tt_keys, tt_data, ckey, st[q, F_DEPTH] > 0)   # the child's bucket
             p, mode = q, ENTER
         else:
             # Step 10. Return: singular verdict, verification, re-search, best move, cut, store.

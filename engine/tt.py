@@ -56,12 +56,13 @@ def probe(keys, data, key):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def prefetch(keys, data, key):
-    """Start loading ``key``'s bucket, to be probed a little later (a child's entry while
-    the child's first steps run), so that the probe does not wait on memory."""
-    i = key & (keys.shape[0] - 2)
-    _prefetch(keys, i)
-    _prefetch(data, i)
+def prefetch(keys, data, key, due):
+    """Start loading ``key``'s bucket if ``due`` (a child that will probe it: one with depth
+    left), so that the probe, a little later, does not wait on memory."""
+    if due:
+        i = key & (keys.shape[0] - 2)
+        _prefetch(keys, i)
+        _prefetch(data, i)
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
