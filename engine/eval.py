@@ -195,7 +195,12 @@ def _full_tables() -> np.ndarray:
 
 def eval_tables(variant) -> np.ndarray:
     """The masks :func:`evaluate` needs for ``variant``'s board."""
-    return _full_tables() if variant.full_board else _tables(variant.width)
+    return board_tables(variant.width, variant.full_board)
+
+
+def board_tables(width: int, full: bool = False) -> np.ndarray:
+    """The masks of a board of ``width`` (``full``: the plain 8x8 board)."""
+    return _full_tables() if full else _tables(width)
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -250,18 +255,19 @@ def hand_terms(white, black, kings, V, T, W, a, b, race):
     terms of a position's pieces).  The hand evaluation reads one sum; the learned one
     reads its opening and endgame sums of the same terms; ``race`` multiplies
     advancement and runaways (breakthrough)."""
-    width = V[V_WIDTH]
-    empty = V[V_BOARD] & ~(white | black)
-    wm = white & ~kings
-    bm = black & ~kings
-    wk = white & kings
-    bk = black & kings
+    sa, sb = men_terms(white & ~kings, black & ~kings, V[V_WIDTH], T, W, a, b, race)
+    pa, pb = piece_terms(white, black, kings, V, T, W, a, b, race)
+    return sa + pa, sb + pb
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def men_terms(wm, bm, width, T, W, a, b, race):
+    """:func:`hand_terms`' terms that are a sum over single men (material, advancement,
+    back rank, centre): the learned evaluation folds them into its windows
+    (``engine.weights.learned``)."""
     n = popcount(wm) - popcount(bm)
     sa = n * W[a + MAN]
     sb = n * W[b + MAN]
-    n = popcount(wk) - popcount(bk)
-    sa += n * W[a + KING]
-    sb += n * W[b + KING]
     for r in range(width):
         n = race * (popcount(wm & T[T_ROW_W + r]) - popcount(bm & T[T_ROW_B + r]))
         sa += n * W[a + ROW + r]
@@ -272,6 +278,21 @@ def hand_terms(white, black, kings, V, T, W, a, b, race):
     n = popcount(wm & T[T_CENTRE]) - popcount(bm & T[T_CENTRE])
     sa += n * W[a + CENTRE]
     sb += n * W[b + CENTRE]
+    return sa, sb
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def piece_terms(white, black, kings, V, T, W, a, b, race):
+    """:func:`hand_terms` but :func:`men_terms`: kings, and the terms of men among others."""
+    width = V[V_WIDTH]
+    empty = V[V_BOARD] & ~(white | black)
+    wm = white & ~kings
+    bm = black & ~kings
+    wk = white & kings
+    bk = black & kings
+    n = popcount(wk) - popcount(bk)
+    sa = n * W[a + KING]
+    sb = n * W[b + KING]
 
     wsup = _supported(wm, white, 0, V)
     bsup = _supported(bm, black, 1, V)
@@ -457,7 +478,7 @@ def learned_score(acc, white, black, kings, turn, V, T, W):
     eg_d = op_d + NDENSE
     eg = ((acc & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
     op = (acc - eg) >> 32
-    dop, deg = hand_terms(white, black, kings, V, T, W, op_d, eg_d, 1)
+    dop, deg = piece_terms(white, black, kings, V, T, W, op_d, eg_d, 1)   # men_terms: in acc
     side = 1 if turn == 0 else -1
     op += dop + side * W[op_d + TEMPO]
     eg += deg + side * W[eg_d + TEMPO]

@@ -19,8 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from .errors import BadInput
-from .eval import LEARNED, LEARNED_AT, LEARNED_START, N_WEIGHTS, WEIGHTS
-from .patterns import NCONFIG, TURNED, layout, odd_windows, windows
+from .eval import (CENTRE, LEARNED, LEARNED_AT, LEARNED_START, MAN, N_WEIGHTS, SLOT_ROW,
+                   T_SLOTS, WEIGHTS, board_tables, men_terms)
+from .patterns import NCONFIG, NDENSE, SLOTS_AT, TURNED, layout, odd_windows, windows
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -46,6 +47,8 @@ def shipped(variant) -> Path:
 
 
 LIMIT = 1 << 24      # a window weight's bound: 56 of them sum inside 32 bits (28 entries of two)
+MEN_LIMIT = 1 << 20  # the bound of a single man's dense weights, which ride in the windows too:
+                     # 40 men's four terms add under 2^28 to the windows' 56 * 2^24
 
 
 def _both_sides(w: np.ndarray, families: list[int]) -> np.ndarray:
@@ -65,7 +68,10 @@ def learned(block: np.ndarray, width: int, name: str, full: bool = False,
     """The weight array of a learned evaluation: the hand weights, then one entry a window
     and index for both sides and both phases (White's weight minus Black's from the same
     squares, opening * 2^32 + endgame: one read), then the dense weights (opening,
-    endgame).  ``odd``: the block holds the second family of windows too."""
+    endgame).  The dense terms of single men (material, advancement, back rank, centre)
+    are added into the windows' entries (:func:`_men_in_windows`): the search reads them
+    there, and evaluates only the other dense terms (``engine.eval.piece_terms``).
+    ``odd``: the block holds the second family of windows too."""
     _, eg_w, op_d, _, size = layout(width, full, odd)
     nw = windows(width, full, odd)
     families = [windows(width, full)] + ([odd_windows(width)] if odd else [])
@@ -76,10 +82,36 @@ def learned(block: np.ndarray, width: int, name: str, full: bool = False,
     out[:N_WEIGHTS] = WEIGHTS
     out[LEARNED] = nw
     out[LEARNED_START] = start_pieces(width, full)
-    out[LEARNED_AT:LEARNED_AT + eg_w] = op * (1 << 32) + eg
     out[LEARNED_AT + eg_w:] = block[op_d:]
+    for d in (LEARNED_AT + eg_w, LEARNED_AT + eg_w + NDENSE):
+        out[d + MAN:d + CENTRE + 1] = np.clip(out[d + MAN:d + CENTRE + 1], -MEN_LIMIT, MEN_LIMIT)
+    men_op, men_eg = _men_in_windows(out, width, full, LEARNED_AT + eg_w,
+                                      LEARNED_AT + eg_w + NDENSE, eg_w)
+    out[LEARNED_AT:LEARNED_AT + eg_w] = (op + men_op) * (1 << 32) + eg + men_eg
     out.flags.writeable = False
     return Evaluation(out, name)
+
+
+def _men_in_windows(W: np.ndarray, width: int, full: bool, a: int, b: int, size: int):
+    """The terms of single men (``engine.eval.men_terms``, dense weights at ``W[a]`` and
+    ``W[b]``) as ``size`` window weights to add, opening and endgame: each square's terms
+    go to the first window it lies in, so that the search reads them with the windows."""
+    T = board_tables(width, full)
+    slots = T[T_SLOTS:].reshape(64, SLOT_ROW)
+    digit = [np.arange(NCONFIG) // 3 ** j % 3 for j in range(8)]
+    op, eg = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
+    for x in range(64):
+        if slots[x, 0] == 0:
+            continue                  # not a square of the board
+        u, power = int(slots[x, SLOTS_AT]), int(slots[x, SLOTS_AT + 1])
+        j = [3 ** j for j in range(8)].index(power)
+        man = np.int64(np.uint64(1) << np.uint64(x))
+        for colour, wm, bm in ((1, man, np.int64(0)), (2, np.int64(0), man)):
+            sa, sb = men_terms(wm, bm, width, T, W, a, b, 1)
+            at = u * NCONFIG + np.flatnonzero(digit[j] == colour)
+            op[at] += sa
+            eg[at] += sb
+    return op, eg
 
 
 def start_pieces(width: int, full: bool = False) -> int:
