@@ -162,7 +162,7 @@ def advance(king, ending, road, stable, white, black, kings, turn, w2, b2, k2, V
     return king, ending, road, stable
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def count_draw(king, ending, road, stable, white, black, kings, turn, V):
     """The move-count rule that draws this position with these counters (``DRAW_*``), or 0.
 
