@@ -104,11 +104,11 @@ def _men_in_windows(W: np.ndarray, width: int, full: bool, a: int, b: int, size:
         if slots[x, 0] == 0:
             continue                  # not a square of the board
         u, power = int(slots[x, SLOTS_AT]), int(slots[x, SLOTS_AT + 1])
-        j = [3 ** j for j in range(8)].index(power)
+        place = [3 ** i for i in range(8)].index(power)     # its digit in the index
         man = np.int64(np.uint64(1) << np.uint64(x))
         for colour, wm, bm in ((1, man, np.int64(0)), (2, np.int64(0), man)):
             sa, sb = men_terms(wm, bm, width, T, W, a, b, 1)
-            at = u * NCONFIG + np.flatnonzero(digit[j] == colour)
+            at = u * NCONFIG + np.flatnonzero(digit[place] == colour)
             op[at] += sa
             eg[at] += sb
     return op, eg
