@@ -98,17 +98,16 @@ def _men_in_windows(W: np.ndarray, width: int, full: bool, a: int, b: int, size:
     go to the first window it lies in, so that the search reads them with the windows."""
     T = board_tables(width, full)
     slots = T[T_SLOTS:].reshape(64, SLOT_ROW)
-    digit = [np.arange(NCONFIG) // 3 ** j % 3 for j in range(8)]
+    configs = np.arange(NCONFIG)
     op, eg = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
     for x in range(64):
         if slots[x, 0] == 0:
             continue                  # not a square of the board
         u, power = int(slots[x, SLOTS_AT]), int(slots[x, SLOTS_AT + 1])
-        place = [3 ** i for i in range(8)].index(power)     # its digit in the index
         man = np.int64(np.uint64(1) << np.uint64(x))
         for colour, wm, bm in ((1, man, np.int64(0)), (2, np.int64(0), man)):
             sa, sb = men_terms(wm, bm, width, T, W, a, b, 1)
-            at = u * NCONFIG + np.flatnonzero(digit[place] == colour)
+            at = u * NCONFIG + np.flatnonzero(configs // power % 3 == colour)  # its digit
             op[at] += sa
             eg[at] += sb
     return op, eg
