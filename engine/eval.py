@@ -111,7 +111,9 @@ assert max(windows(10, odd=True), windows(8, odd=True), windows(8, full=True)) <
 # The learned evaluation's weights follow the hand weights in the same array:
 LEARNED = N_WEIGHTS        # W[LEARNED]: number of pattern windows; 0 = hand evaluation
 LEARNED_START = N_WEIGHTS + 1   # W[LEARNED_START]: pieces at the start (the phase's 100%)
-LEARNED_AT = N_WEIGHTS + 2      # the packed weight block (engine.weights.learned): for
+LEARNED_LOCAL = N_WEIGHTS + 2   # W[LEARNED_LOCAL]: 1 where the men's local terms ride in the
+# windows too (support, outposts, blocked men, men's mobility: engine.weights.learned)
+LEARNED_AT = N_WEIGHTS + 3      # the packed weight block (engine.weights.learned): for
 # each window and each of White's indices, the window's opening * 2^32 + endgame weight
 # as White reads it minus the weight Black reads from the same squares (one read a window)
 
@@ -256,7 +258,7 @@ def hand_terms(white, black, kings, V, T, W, a, b, race):
     reads its opening and endgame sums of the same terms; ``race`` multiplies
     advancement and runaways (breakthrough)."""
     sa, sb = men_terms(white & ~kings, black & ~kings, V[V_WIDTH], T, W, a, b, race)
-    pa, pb = piece_terms(white, black, kings, V, T, W, a, b, race)
+    pa, pb = piece_terms(white, black, kings, V, T, W, a, b, race, 0)
     return sa + pa, sb + pb
 
 
@@ -281,10 +283,35 @@ def men_terms(wm, bm, width, T, W, a, b, race):
     return sa, sb
 
 
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def local_terms(wm, bm, white, black, empty, V, T, W, a, b):
+    """The terms of a man and its neighbours (support, outposts, blocked men, men's
+    mobility) of the men ``wm``, ``bm`` among the pieces ``white``, ``black``, for
+    :func:`piece_terms`."""
+    wsup = _supported(wm, white, 0, V)
+    bsup = _supported(bm, black, 1, V)
+    n = popcount(wsup) - popcount(bsup)
+    sa = n * W[a + SUPPORT]
+    sb = n * W[b + SUPPORT]
+    n = popcount(wsup & T[T_FAR_W]) - popcount(bsup & T[T_FAR_B])
+    sa += n * W[a + OUTPOST]
+    sb += n * W[b + OUTPOST]
+    n = man_steps(wm, empty, 0, V) - man_steps(bm, empty, 1, V)
+    sa += n * W[a + MOB_MAN]
+    sb += n * W[b + MOB_MAN]
+    wfree = man_free(wm, empty, 0, V)
+    bfree = man_free(bm, empty, 1, V)
+    n = -(popcount(wm & ~wfree) - popcount(bm & ~bfree))
+    sa += n * W[a + BLOCKED]
+    sb += n * W[b + BLOCKED]
+    return sa, sb
+
+
 @njit(cache=True, nogil=True, _nrt=False)
-def piece_terms(white, black, kings, V, T, W, a, b, race):
-    """:func:`hand_terms` but :func:`men_terms`: kings, and the terms of men among others."""
-    width = V[V_WIDTH]
+def piece_terms(white, black, kings, V, T, W, a, b, race, folded):
+    """:func:`hand_terms` but :func:`men_terms`: kings, and the terms of men among others.
+    ``folded``: the learned windows hold :func:`local_terms` as the men alone make them
+    (kings read as empty squares), so only what kings change is added here."""
     empty = V[V_BOARD] & ~(white | black)
     wm = white & ~kings
     bm = black & ~kings
@@ -294,29 +321,24 @@ def piece_terms(white, black, kings, V, T, W, a, b, race):
     sa = n * W[a + KING]
     sb = n * W[b + KING]
 
-    wsup = _supported(wm, white, 0, V)
-    bsup = _supported(bm, black, 1, V)
-    n = popcount(wsup) - popcount(bsup)
-    sa += n * W[a + SUPPORT]
-    sb += n * W[b + SUPPORT]
-    n = popcount(wsup & T[T_FAR_W]) - popcount(bsup & T[T_FAR_B])
-    sa += n * W[a + OUTPOST]
-    sb += n * W[b + OUTPOST]
-
-    left = T[T_LEFT]
-    n = -(abs(popcount(wm & left) - popcount(wm & ~left))
-          - abs(popcount(bm & left) - popcount(bm & ~left)))
-    sa += n * W[a + BALANCE]
-    sb += n * W[b + BALANCE]
-
-    n = man_steps(wm, empty, 0, V) - man_steps(bm, empty, 1, V)
-    sa += n * W[a + MOB_MAN]
-    sb += n * W[b + MOB_MAN]
-    wfree = man_free(wm, empty, 0, V)
-    bfree = man_free(bm, empty, 1, V)
-    n = -(popcount(wm & ~wfree) - popcount(bm & ~bfree))
-    sa += n * W[a + BLOCKED]
-    sb += n * W[b + BLOCKED]
+    if not folded:
+        la, lb = local_terms(wm, bm, white, black, empty, V, T, W, a, b)
+        sa += la
+        sb += lb
+    elif kings:
+        # Only the men next to a king (in a direction a man looks: ahead or behind) have
+        # other local terms than the windows gave them, kings read as empty squares.
+        near = 0
+        dirs = V[V_MAN_STEPS] | V[V_MAN_STEPS + 1]
+        for d in range(NDIRS):
+            if (dirs >> d) & 1:
+                near |= step(kings, d ^ 3 if d < 4 else d ^ 1, V)
+        if (wm | bm) & near:
+            la, lb = local_terms(wm & near, bm & near, white, black, empty, V, T, W, a, b)
+            ma, mb = local_terms(wm & near, bm & near, wm, bm, V[V_BOARD] & ~(wm | bm),
+                                 V, T, W, a, b)
+            sa += la - ma
+            sb += lb - mb
 
     if wk | bk:
         flying = V[V_FLYING_KING] != 0
@@ -327,7 +349,21 @@ def piece_terms(white, black, kings, V, T, W, a, b, race):
         sa += n * W[a + KING_DIAG]
         sb += n * W[b + KING_DIAG]
 
-    occupied = white | black
+    la, lb = open_terms(wm, bm, wk, bk, V[V_WIDTH], T, W, a, b, race)
+    return sa + la, sb + lb
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def open_terms(wm, bm, wk, bk, width, T, W, a, b, race):
+    """Balance and runaway men: the terms of men that no window holds (the men ``wm``,
+    ``bm`` among the kings ``wk``, ``bk``), for :func:`piece_terms`; the learned
+    evaluation asks them alone where no king is on the board (the rest is in its windows)."""
+    left = T[T_LEFT]
+    n = -(abs(popcount(wm & left) - popcount(wm & ~left))
+          - abs(popcount(bm & left) - popcount(bm & ~left)))
+    sa = n * W[a + BALANCE]
+    sb = n * W[b + BALANCE]
+    occupied = wm | bm | wk | bk
     runs = rows = 0
     if bk == 0:
         c = wm & T[T_FAR_W]
@@ -478,7 +514,10 @@ def learned_score(acc, white, black, kings, turn, V, T, W):
     eg_d = op_d + NDENSE
     eg = ((acc & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
     op = (acc - eg) >> 32
-    dop, deg = piece_terms(white, black, kings, V, T, W, op_d, eg_d, 1)   # men_terms: in acc
+    if kings == 0 and W[LEARNED_LOCAL]:      # the other terms of men are in acc
+        dop, deg = open_terms(white, black, 0, 0, V[V_WIDTH], T, W, op_d, eg_d, 1)
+    else:
+        dop, deg = piece_terms(white, black, kings, V, T, W, op_d, eg_d, 1, W[LEARNED_LOCAL])
     side = 1 if turn == 0 else -1
     op += dop + side * W[op_d + TEMPO]
     eg += deg + side * W[eg_d + TEMPO]

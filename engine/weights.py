@@ -19,8 +19,11 @@ from pathlib import Path
 import numpy as np
 
 from .errors import BadInput
-from .eval import (CENTRE, LEARNED, LEARNED_AT, LEARNED_START, MAN, N_WEIGHTS, SLOT_ROW,
-                   T_SLOTS, WEIGHTS, board_tables, men_terms)
+from .eval import (BLOCKED, CENTRE, LEARNED, LEARNED_AT, LEARNED_LOCAL, LEARNED_START, MAN,
+                   MOB_MAN, N_WEIGHTS, OUTPOST, SLOT_ROW, SUPPORT, T_FAR_B, T_FAR_W, T_SLOTS,
+                   WEIGHTS, board_tables, men_terms)
+from .movegen import step
+from .variants import NDIRS, V_BOARD, V_MAN_STEPS
 from .patterns import NCONFIG, NDENSE, SLOTS_AT, TURNED, layout, odd_windows, windows
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -47,8 +50,9 @@ def shipped(variant) -> Path:
 
 
 LIMIT = 1 << 24      # a window weight's bound: 56 of them sum inside 32 bits (28 entries of two)
-MEN_LIMIT = 1 << 20  # the bound of a single man's dense weights, which ride in the windows too:
-                     # 40 men's four terms add under 2^28 to the windows' 56 * 2^24
+MEN_LIMIT = 1 << 20  # the bound of a man's dense weights, which ride in the windows too: 40 men's
+                     # four single terms (under 2^28) and their six weights of local terms
+                     # (under 2^28) add to the windows' 56 * 2^24, inside 2^31
 
 
 def _both_sides(w: np.ndarray, families: list[int]) -> np.ndarray:
@@ -64,14 +68,16 @@ def _both_sides(w: np.ndarray, families: list[int]) -> np.ndarray:
 
 
 def learned(block: np.ndarray, width: int, name: str, full: bool = False,
-            odd: bool = False) -> Evaluation:
+            odd: bool = False, variant=None) -> Evaluation:
     """The weight array of a learned evaluation: the hand weights, then one entry a window
     and index for both sides and both phases (White's weight minus Black's from the same
     squares, opening * 2^32 + endgame: one read), then the dense weights (opening,
     endgame).  The dense terms of single men (material, advancement, back rank, centre)
     are added into the windows' entries (:func:`_men_in_windows`): the search reads them
-    there, and evaluates only the other dense terms (``engine.eval.piece_terms``).
-    ``odd``: the block holds the second family of windows too."""
+    there, and evaluates only the other dense terms (``engine.eval.piece_terms``).  Given
+    the ``variant`` (the way its men step), the terms of a man and its neighbours
+    (``engine.eval.local_terms``) go into the windows too, as the men alone make them
+    (:func:`_local_in_windows`).  ``odd``: the block holds the second family of windows too."""
     _, eg_w, op_d, _, size = layout(width, full, odd)
     nw = windows(width, full, odd)
     families = [windows(width, full)] + ([odd_windows(width)] if odd else [])
@@ -83,11 +89,20 @@ def learned(block: np.ndarray, width: int, name: str, full: bool = False,
     out[LEARNED] = nw
     out[LEARNED_START] = start_pieces(width, full)
     out[LEARNED_AT + eg_w:] = block[op_d:]
-    for d in (LEARNED_AT + eg_w, LEARNED_AT + eg_w + NDENSE):
-        out[d + MAN:d + CENTRE + 1] = np.clip(out[d + MAN:d + CENTRE + 1], -MEN_LIMIT, MEN_LIMIT)
-    men_op, men_eg = _men_in_windows(out, width, full, LEARNED_AT + eg_w,
-                                      LEARNED_AT + eg_w + NDENSE, eg_w)
-    out[LEARNED_AT:LEARNED_AT + eg_w] = (op + men_op) * (1 << 32) + eg + men_eg
+    a, b = LEARNED_AT + eg_w, LEARNED_AT + eg_w + NDENSE
+    for d in (a, b):
+        for t in (*range(MAN, CENTRE + 1), SUPPORT, OUTPOST, BLOCKED, MOB_MAN):
+            out[d + t] = np.clip(out[d + t], -MEN_LIMIT, MEN_LIMIT)
+    men_op, men_eg = _men_in_windows(out, width, full, a, b, eg_w)
+    op += men_op
+    eg += men_eg
+    local = None if variant is None else _local_in_windows(out, width, full, variant.table,
+                                                            a, b, eg_w)
+    if local is not None:
+        out[LEARNED_LOCAL] = 1
+        op += local[0]
+        eg += local[1]
+    out[LEARNED_AT:LEARNED_AT + eg_w] = op * (1 << 32) + eg
     out.flags.writeable = False
     return Evaluation(out, name)
 
@@ -111,6 +126,73 @@ def _men_in_windows(W: np.ndarray, width: int, full: bool, a: int, b: int, size:
             op[at] += sa
             eg[at] += sb
     return op, eg
+
+
+def _reach(V) -> list[list[int]]:
+    """``reach[d][y]``: the board's squares one step of direction ``d`` from the board's
+    square ``y``, as ``engine.movegen.step`` finds them (bits; 0 off the board)."""
+    board = int(V[V_BOARD])
+    one = lambda y: np.int64(np.uint64(1) << np.uint64(y))
+    return [[int(step(one(y), d, V)) & board if board >> y & 1 else 0 for y in range(64)]
+            for d in range(NDIRS)]
+
+
+def _local_in_windows(W: np.ndarray, width: int, full: bool, V: np.ndarray, a: int, b: int,
+                      size: int):
+    """``engine.eval.local_terms`` of the men alone (dense weights at ``W[a]`` and ``W[b]``)
+    as ``size`` window weights to add, opening and endgame: a man's support and outpost
+    (the squares behind it, ``eval._supported``) go to the first window holding the man
+    and those squares, its steps and whether it is blocked (``man_steps``, ``man_free``)
+    to the first holding the man and the squares ahead; None where a square has no such
+    window."""
+    T = board_tables(width, full)
+    slots = T[T_SLOTS:].reshape(64, SLOT_ROW)
+    op, eg = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
+    back = lambda d: d ^ 3 if d < 4 else d ^ 1
+    reach = _reach(V)
+    to = lambda x, d: [y for y in range(64) if reach[d][x] >> y & 1]           # x steps to
+    into = lambda x, d: [y for y in range(64) if reach[d][y] >> x & 1]         # steps to x
+    for x in range(64):
+        if slots[x, 0] == 0:
+            continue                  # not a square of the board
+        for turn, colour, sign, far in ((0, 1, 1, T[T_FAR_W]), (1, 2, -1, T[T_FAR_B])):
+            mine, theirs = int(V[V_MAN_STEPS + turn]), int(V[V_MAN_STEPS + 1 - turn])
+            rear = [into(x, back(d)) for d in range(NDIRS) if (theirs & ~mine) >> d & 1]
+            ahead = [y for d in range(NDIRS) if mine >> d & 1 for y in to(x, d)]
+            exits = [y for d in range(NDIRS) if mine >> d & 1 for y in into(x, back(d))]
+            found = _window_of(slots, [x, *(y for ys in rear for y in ys)])
+            if found is None:
+                return None
+            u, digit = found
+            held = digit(x) == colour
+            for ys in rear:             # an own man on a square of each rear direction
+                held &= np.any([digit(y) == colour for y in ys], axis=0)
+            for s, d in ((op, a), (eg, b)):
+                s[u * NCONFIG:(u + 1) * NCONFIG] += sign * held * (
+                    W[d + SUPPORT] + (far >> x & 1) * W[d + OUTPOST])
+            found = _window_of(slots, [x, *ahead, *exits])
+            if found is None:
+                return None
+            u, digit = found
+            man = digit(x) == colour
+            steps = np.sum([digit(y) == 0 for y in ahead], axis=0, dtype=np.int64)
+            free = np.any([digit(y) == 0 for y in exits], axis=0)
+            for s, d in ((op, a), (eg, b)):
+                s[u * NCONFIG:(u + 1) * NCONFIG] += sign * man * (
+                    steps * W[d + MOB_MAN] - ~free * W[d + BLOCKED])
+    return op, eg
+
+
+def _window_of(slots: np.ndarray, squares: list[int]):
+    """(u, the digit of a square in window u's indices) of the first window of the first
+    family holding every one of ``squares``; None if none does."""
+    power = [{int(slots[y, SLOTS_AT + 2 * j]): int(slots[y, SLOTS_AT + 1 + 2 * j])
+              for j in range(slots[y, 0])} for y in squares]
+    for u in power[0]:
+        if all(u in p for p in power):
+            at = dict(zip(squares, (p[u] for p in power)))
+            return u, lambda y: np.arange(NCONFIG) // at[y] % 3
+    return None
 
 
 def start_pieces(width: int, full: bool = False) -> int:
@@ -149,7 +231,8 @@ def load(path: str | Path, variant) -> Evaluation:
     """The learned evaluation in ``path`` for ``variant``'s board; WeightsError if the
     file is unreadable or not one of ours."""
     block, version, odd = _checked(Path(path), variant)
-    return learned(block.astype(np.int64), variant.width, version, variant.full_board, odd)
+    return learned(block.astype(np.int64), variant.width, version, variant.full_board, odd,
+                   variant)
 
 
 def weight_block(path: str | Path, variant) -> tuple[np.ndarray, bool]:

@@ -16,6 +16,7 @@ from engine import BLACK, WHITE, Position, get_variant
 from engine import eval as ev
 from engine import weights as wt
 from engine.patterns import NCONFIG, NDENSE, PHASE_ONE, SCALE, layout, windows
+from engine.variants import VARIANTS
 
 BOARDS = ["international", "russian", "english", "antidraughts", "breakthrough"]
 ALL_BOARDS = BOARDS + ["turkish"]           # the full board too (no slow twin of its terms)
@@ -185,7 +186,7 @@ def test_the_full_boards_windows_agree_with_their_slow_twin():
 def test_the_kernel_agrees_with_its_slow_twin(name, odd):
     v = get_variant(name)
     block = random_block(v.width, 1, odd=odd)
-    e = wt.learned(block, v.width, "random", odd=odd)
+    e = wt.learned(block, v.width, "random", odd=odd, variant=v)
     assert e.weights[ev.LEARNED] == windows(v.width, odd=odd)
     T = ev.eval_tables(v)
     rng = random.Random(name)
@@ -212,7 +213,7 @@ def test_a_mirrored_position_scores_the_same_for_its_side_to_move(name, odd):
     # White's side the two are each other's negation.
     v = get_variant(name)
     e = wt.learned(random_block(v.width, 2, v.full_board, odd), v.width, "random",
-                   v.full_board, odd)
+                   v.full_board, odd, v)
     T = ev.eval_tables(v)
     rng = random.Random(name + "mirror")
     for _ in range(1000):
@@ -221,6 +222,27 @@ def test_a_mirrored_position_scores_the_same_for_its_side_to_move(name, odd):
         a = ev.evaluate(*pos.words, v.table, T, e.weights)
         b = ev.evaluate(*twin.words, v.table, T, e.weights)
         assert a == b, (pos, twin)
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_the_mens_local_terms_in_the_windows_score_as_the_terms(name):
+    # Given its variant, the learned evaluation carries support, outposts, blocked men and
+    # men's mobility in its windows, as the men alone make them, and adds only what kings
+    # change: the same score as the terms computed from the position, kings or none.
+    v = get_variant(name)
+    block = random_block(v.width, 8, v.full_board)
+    plain = wt.learned(block, v.width, "random", v.full_board)
+    folded = wt.learned(block, v.width, "random", v.full_board, variant=v)
+    assert plain.weights[ev.LEARNED_LOCAL] == 0 and folded.weights[ev.LEARNED_LOCAL] == 1
+    T = ev.eval_tables(v)
+    rng = random.Random(name + "local")
+    kings = 0
+    for _ in range(600):
+        pos = random_position(v, rng)
+        kings += pos.kings != 0
+        assert (ev.evaluate(*pos.words, v.table, T, folded.weights)
+                == ev.evaluate(*pos.words, v.table, T, plain.weights)), pos
+    assert kings > 100 and 600 - kings > 20      # both kinds of position
 
 
 def test_zero_weights_score_zero_and_sizes_fit_a_few_megabytes():
@@ -240,8 +262,9 @@ def test_a_weight_file_loads_and_a_bad_one_is_named(tmp_path):
     v = get_variant("international")
     block = random_block(10, 4).astype(np.int32)
     _, eg_w, op_d, eg_d, _ = layout(10)
-    for d in (op_d, eg_d):        # no terms of single men to fold into the windows (below)
+    for d in (op_d, eg_d):        # no terms of men to fold into the windows (below)
         block[d + ev.MAN:d + ev.CENTRE + 1] = 0
+        block[[d + ev.SUPPORT, d + ev.OUTPOST, d + ev.BLOCKED, d + ev.MOB_MAN]] = 0
     good = tmp_path / "w.npz"
     np.savez_compressed(good, block=block, width=10, version="test-1", variant="international")
     e = wt.load(good, v)
@@ -338,7 +361,7 @@ def test_hand_weights_and_empty_windows_are_the_hand_evaluation(name):
     _, _, op_d, eg_d, size = layout(v.width, v.full_board)
     block = np.zeros(size, dtype=np.int64)
     block[op_d:op_d + NDENSE] = block[eg_d:eg_d + NDENSE] = learn.start_weights(v.goal) * SCALE
-    e = wt.learned(block, v.width, "hand-start", v.full_board)
+    e = wt.learned(block, v.width, "hand-start", v.full_board, variant=v)
     T = ev.eval_tables(v)
     rng = random.Random(name + "hand")
     checked = 0
@@ -371,7 +394,7 @@ def test_the_fit_scores_positions_as_the_kernel_does(name, odd):
     for d in learn.FIXED:                  # left out of the fit: no weight there
         fit.theta[fit.op_d + d] = fit.theta[fit.eg_d + d] = 0.0
     block = np.rint(fit.theta * SCALE).astype(np.int64)
-    e = wt.learned(block, v.width, "random", v.full_board, odd)
+    e = wt.learned(block, v.width, "random", v.full_board, odd, v)
     for i, p in enumerate(pos):
         kernel = ev.evaluate(*p.words, v.table, T, e.weights)
         white = kernel if p.turn == WHITE else -kernel
@@ -386,7 +409,7 @@ def test_windows_updated_move_by_move_equal_windows_read_afresh(name, odd):
     from engine.position import legal_moves, play, start_position
     v = get_variant(name)
     e = wt.learned(random_block(v.width, 7, v.full_board, odd), v.width, "random",
-                   v.full_board, odd)
+                   v.full_board, odd, v)
     T = ev.eval_tables(v)
     rng = random.Random(name + "update")
     idx = np.zeros((2, 64), dtype=np.int64)
