@@ -147,8 +147,8 @@ def advance(king, ending, road, stable, white, black, kings, turn, w2, b2, k2, V
         king = 0
     promoted = popcount(own2 & k2) > popcount(own & kings)
     stable = 0 if captured or promoted else stable + 1
-    if V[V_ENDGAME] == 0:
-        return king, 0, 0, stable
+    if V[V_ENDGAME] == 0 or popcount(white | black) > V[V_RULE_PIECES]:
+        return king, 0, 0, stable        # no material rule before the move: none counts yet
     n_before, _, road_before, _ = material_rules(white, black, kings, V)
     n_after, _, road_after, _ = material_rules(w2, b2, k2, V)
     if n_after == 0 or n_after != n_before:
