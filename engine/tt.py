@@ -1,4 +1,5 @@
-"""Transposition table: two int64 arrays (keys, packed data) of 2**log2 entries.
+"""Transposition table: two int64 arrays (keys, packed data) of 2**log2 entries, views of
+one array where an entry's key and data stand side by side (a bucket is one cache line).
 
 Entries live in buckets of two: the first slot keeps the deeper (or newer) result,
 the second is always replaced.  A data word packs, from bit 0 up: the best move's
@@ -28,7 +29,10 @@ BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 1, 2, 3
 def new_table(log2: int) -> tuple[np.ndarray, np.ndarray]:
     """Empty (keys, data) arrays of ``2**log2`` entries."""
     n = 1 << log2
-    return np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    both = np.zeros(2 * n + 8, dtype=np.int64)
+    at = (-both.ctypes.data % 64) // 8             # a bucket (2 entries, 32 bytes) in one line
+    both = both[at:at + 2 * n]
+    return both[0::2], both[1::2]                  # an entry's key and data side by side
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
