@@ -54,7 +54,7 @@ import numpy as np
 from numba import njit
 
 from .bits import lsb_index, popcount
-from .movegen import MAX_MOVES, STATE_SIZE, generate, make
+from .movegen import MAX_MOVES, STATE_SIZE, generate, make, opposite
 from .variants import (GOAL_NORMAL, V_BOARD, V_FLYING_KING, V_KING_STEPS, V_MAN_STEPS,
                        V_PROMO_BLACK, V_PROMO_WHITE)
 
@@ -320,7 +320,7 @@ def mark_predecessors(w, b, k, t, dirty, chunks, V, S, X, C):
         while dirs:
             d = lsb_index(dirs)
             dirs &= dirs - 1
-            back = S[d ^ 3 if d < 4 else d ^ 1, sq]
+            back = S[opposite(d), sq]
             if back >= 0 and (empty >> back) & 1:
                 moved = (1 << sq) | (1 << back)
                 if mover == 0:

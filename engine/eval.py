@@ -39,7 +39,7 @@ import numpy as np
 from numba import njit
 
 from .bits import lsb_index, popcount
-from .movegen import king_quiet_count as _king_moves, man_free, man_steps, step
+from .movegen import king_quiet_count as _king_moves, man_free, man_steps, opposite, step
 from .patterns import (B3, B3R, FULL_BANDS, FULL_PER, MAX_SLOTS, NCONFIG, NDENSE, PHASE_ONE, SCALE,
                        SLOTS_AT, band, code, full_code, full_square_slots, odd_code, phase, row_bits,
                        square_slots, windows)
@@ -213,7 +213,7 @@ def _supported(men, own, turn, V):
     rear = V[V_MAN_STEPS + 1 - turn] & ~V[V_MAN_STEPS + turn]
     for d in range(NDIRS):
         if (rear >> d) & 1:
-            men &= step(own, d ^ 3 if d < 4 else d ^ 1, V)
+            men &= step(own, opposite(d), V)
     return men
 
 
@@ -332,7 +332,7 @@ def piece_terms(white, black, kings, V, T, W, a, b, race, folded):
         dirs = V[V_MAN_STEPS] | V[V_MAN_STEPS + 1]
         for d in range(NDIRS):
             if (dirs >> d) & 1:
-                near |= step(kings, d ^ 3 if d < 4 else d ^ 1, V)
+                near |= step(kings, opposite(d), V)
         if (wm | bm) & near:
             la, lb = local_terms(wm & near, bm & near, white, black, empty, V, T, W, a, b)
             ma, mb = local_terms(wm & near, bm & near, wm, bm, V[V_BOARD] & ~(wm | bm),

@@ -79,6 +79,13 @@ def shift(bb, amount):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
+def opposite(d):
+    """The direction opposite ``d`` (diagonals 0-3 pair as 0/3 and 1/2, orthogonals 4-7 as
+    4/5 and 6/7: engine.variants' numbering)."""
+    return d ^ 3 if d < 4 else d ^ 1
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def step(bb, d, V):
     """The squares of ``bb`` moved one step in direction ``d`` (those that stay on a
     square a step may reach; off-board bits are the caller's to mask)."""
@@ -241,7 +248,7 @@ def _piece_captures(V, S, start, king_moves, dirs, promo, opp, kings, empty, out
                 else:
                     order2 = 0
                 free2 = free | (1 << p) if passing_capture else free
-                back = -1 if turn_back else (d ^ 3 if d < 4 else d ^ 1)
+                back = -1 if turn_back else opposite(d)
                 only_first = not flying or land_behind
                 more = False
                 land = q
@@ -288,7 +295,7 @@ def _piece_captures(V, S, start, king_moves, dirs, promo, opp, kings, empty, out
                 else:
                     order2 = 0
                 free2 = free | (1 << p) if passing_capture else free
-                back = d ^ 3 if d < 4 else d ^ 1
+                back = opposite(d)
                 crowned = (promo >> q) & 1
                 if passing and crowned:
                     if turn_back:
@@ -537,7 +544,7 @@ def man_free(men, empty, turn, V):
     while mdirs:
         d = lsb_index(mdirs)
         mdirs &= mdirs - 1
-        t |= step(empty, d ^ 3 if d < 4 else d ^ 1, V)
+        t |= step(empty, opposite(d), V)
     return men & t
 
 

@@ -22,7 +22,7 @@ from .errors import BadInput
 from .eval import (BLOCKED, CENTRE, LEARNED, LEARNED_AT, LEARNED_LOCAL, LEARNED_START, MAN,
                    MOB_MAN, N_WEIGHTS, OUTPOST, SLOT_ROW, SUPPORT, T_FAR_B, T_FAR_W, T_SLOTS,
                    WEIGHTS, board_tables, men_terms)
-from .movegen import step
+from .movegen import opposite, step
 from .variants import NDIRS, V_BOARD, V_MAN_STEPS
 from .patterns import NCONFIG, NDENSE, SLOTS_AT, TURNED, layout, odd_windows, windows
 
@@ -148,7 +148,6 @@ def _local_in_windows(W: np.ndarray, width: int, full: bool, V: np.ndarray, a: i
     T = board_tables(width, full)
     slots = T[T_SLOTS:].reshape(64, SLOT_ROW)
     op, eg = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
-    back = lambda d: d ^ 3 if d < 4 else d ^ 1
     reach = _reach(V)
     to = lambda x, d: [y for y in range(64) if reach[d][x] >> y & 1]           # x steps to
     into = lambda x, d: [y for y in range(64) if reach[d][y] >> x & 1]         # steps to x
@@ -157,9 +156,9 @@ def _local_in_windows(W: np.ndarray, width: int, full: bool, V: np.ndarray, a: i
             continue                  # not a square of the board
         for turn, colour, sign, far in ((0, 1, 1, T[T_FAR_W]), (1, 2, -1, T[T_FAR_B])):
             mine, theirs = int(V[V_MAN_STEPS + turn]), int(V[V_MAN_STEPS + 1 - turn])
-            rear = [into(x, back(d)) for d in range(NDIRS) if (theirs & ~mine) >> d & 1]
+            rear = [into(x, opposite(d)) for d in range(NDIRS) if (theirs & ~mine) >> d & 1]
             ahead = [y for d in range(NDIRS) if mine >> d & 1 for y in to(x, d)]
-            exits = [y for d in range(NDIRS) if mine >> d & 1 for y in into(x, back(d))]
+            exits = [y for d in range(NDIRS) if mine >> d & 1 for y in into(x, opposite(d))]
             found = _window_of(slots, [x, *(y for ys in rear for y in ys)])
             if found is None:
                 return None
