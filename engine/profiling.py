@@ -37,10 +37,11 @@ def readable(symbol: str) -> str:
 
 
 def _compiled_libraries() -> list:
-    """The code library of each kernel compiled (or loaded) in this process."""
+    """The code library of each kernel compiled (or loaded) in this process.  The test is on
+    ``type(obj)``: ``isinstance`` asks a weak proxy for its class, and a dead one raises."""
     libraries = {}
     for obj in gc.get_objects():
-        if isinstance(obj, Dispatcher):
+        if issubclass(type(obj), Dispatcher):
             for result in list(obj.overloads.values()):
                 libraries[id(result.library)] = result.library
     return list(libraries.values())

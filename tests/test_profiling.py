@@ -3,10 +3,12 @@ table counts perf's samples by those names."""
 import shutil
 import subprocess
 import sys
+import weakref
 
 import numpy as np
 import pytest
 from numba import njit
+from numba.core.dispatcher import Dispatcher
 
 from engine import jit_functions
 from engine.profiling import readable
@@ -41,6 +43,18 @@ def test_the_map_lists_a_kernel_compiled_here_at_its_address():
     named = {a: name for a, _, name in rows}
     assert named[library.get_pointer_to_function(symbol)] == readable(symbol)
     assert {"NRT_incref", "NRT_decref"} <= set(named.values())
+
+
+def test_a_dead_weak_proxy_among_the_objects_is_passed_over():
+    class Gone:
+        pass
+
+    proxy = weakref.proxy(Gone())          # its referent is freed at once: the proxy is dead
+    with pytest.raises(ReferenceError):
+        isinstance(proxy, Dispatcher)
+    rows = jit_functions()                 # the dead proxy is among gc's objects meanwhile
+    assert all(size > 0 for _, size, _ in rows)
+    del proxy
 
 
 def test_the_table_counts_the_kernels_samples_by_name():
