@@ -38,7 +38,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from .bits import lsb_index, popcount
+from .bits import ix, lsb_index, popcount
 from .movegen import king_quiet_count as _king_moves, man_free, man_steps, opposite, step
 from .patterns import (B3, B3R, FULL_BANDS, FULL_PER, MAX_SLOTS, NCONFIG, NDENSE, PHASE_ONE, SCALE,
                        SLOTS_AT, band, code, full_code, full_square_slots, odd_code, phase, row_bits,
@@ -472,9 +472,9 @@ def _shift_men(touched, idx, men, sign, both, T):
         x = lsb_index(men)
         men &= men - 1
         at = T_SLOTS + x * SLOT_ROW
-        for j in range(T[at + both]):
-            u = T[at + SLOTS_AT + 2 * j]
-            idx[u] += sign * T[at + SLOTS_AT + 1 + 2 * j]
+        for j in range(T[ix(at + both)]):
+            u = T[ix(at + SLOTS_AT + 2 * j)]
+            idx[ix(u)] += sign * T[ix(at + SLOTS_AT + 1 + 2 * j)]
             touched |= 1 << u
     return touched
 
@@ -498,7 +498,7 @@ def windows_after(acc, idx, p, q, wm, bm, wm2, bm2, T, W):
         u = lsb_index(touched)
         touched &= touched - 1
         base = LEARNED_AT + u * NCONFIG
-        acc += W[base + row[u]] - W[base + idx[p, u]]
+        acc += W[ix(base + row[u])] - W[ix(base + idx[p, u])]
     return acc
 
 

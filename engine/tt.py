@@ -18,6 +18,7 @@ while its probe waits.
 import numpy as np
 from numba import njit
 
+from .bits import ix
 from .bits import prefetch as _prefetch
 from .options import TT_DEFAULT_LOG2 as DEFAULT_LOG2
 from .options import TT_MAX_LOG2 as MAX_LOG2
@@ -50,11 +51,11 @@ def move_id(frm, to, captured):
 def probe(keys, data, key):
     """The data word stored for ``key``, or 0."""
     i = key & (keys.shape[0] - 2)
-    d = data[i]
-    if d != 0 and keys[i] ^ d == key:
+    d = data[ix(i)]
+    if d != 0 and keys[ix(i)] ^ d == key:
         return d
-    d = data[i + 1]
-    if d != 0 and keys[i + 1] ^ d == key:
+    d = data[ix(i + 1)]
+    if d != 0 and keys[ix(i + 1)] ^ d == key:
         return d
     return 0
 
@@ -96,11 +97,11 @@ def store(keys, data, key, mid, score, depth, bound, age):
         depth = 255
     d = mid | ((score + 32768) << 32) | (depth << 48) | (bound << 56) | ((age & 31) << 58)
     i = key & (keys.shape[0] - 2)
-    old = data[i]
-    if (keys[i] ^ old == key or old == 0 or ((old >> 58) & 31) != (age & 31)
+    old = data[ix(i)]
+    if (keys[ix(i)] ^ old == key or old == 0 or ((old >> 58) & 31) != (age & 31)
             or ((old >> 48) & 0xFF) <= depth):
-        keys[i] = key ^ d
-        data[i] = d
+        keys[ix(i)] = key ^ d
+        data[ix(i)] = d
     else:
-        keys[i + 1] = key ^ d
-        data[i + 1] = d
+        keys[ix(i + 1)] = key ^ d
+        data[ix(i + 1)] = d
