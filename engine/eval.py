@@ -498,7 +498,7 @@ def windows_after(acc, idx, p, q, wm, bm, wm2, bm2, T, W):
         u = lsb_index(touched)
         touched &= touched - 1
         base = LEARNED_AT + u * NCONFIG
-        acc += W[ix(base + row[u])] - W[ix(base + idx[p, u])]
+        acc += W[ix(base) + ix(row[u])] - W[ix(base) + ix(idx[p, u])]
     return acc
 
 
