@@ -1,11 +1,11 @@
 """Bit primitives for the kernels: population count, index of the lowest set bit, a
 hint to bring an array's element into the caches ahead of its use, and an unsigned index.
 
-Bitboards are signed int64 (no board uses bit 63), so numba never mixes signed and
-unsigned integers, but for :func:`ix`: an index it reads a hot array at, made unsigned so
-that numba leaves out the code that counts a negative index from the array's end (three
-instructions more between the index and the load that waits on it).  Under
-NUMBA_DISABLE_JIT the pure-Python fallbacks are used.
+Bitboards are signed int64 (Turkish's board of 64 squares uses bit 63: such a word is
+negative), so numba never mixes signed and unsigned integers, but for :func:`ix`: an index
+it reads a hot array at, made unsigned so that numba leaves out the code that counts a
+negative index from the array's end (three instructions more between the index and the
+load that waits on it).  Under NUMBA_DISABLE_JIT the pure-Python fallbacks are used.
 """
 import numba
 import numpy as np
@@ -86,5 +86,5 @@ else:
     @njit(cache=True, nogil=True, inline="always")
     def ix(i):
         """``i``, known not to be negative, as an unsigned array index (the module docstring).
-        Keep it to the index: arithmetic on the result mixes signed and unsigned."""
+        Add only another ``ix`` to it: with a signed operand numba's sum is signed or a float."""
         return np.uint64(i)
