@@ -69,6 +69,12 @@ def against_a_slow_engine(page, seconds: int, fen: str = "") -> None:
     page.fill("#new-fen", fen)
     page.click("#new-start")
     expect(page.locator("#moves span")).to_have_count(0)
+    # The new game's position on the board before a move is made: a drag made before the
+    # server's state arrives lands on the previous position (40 pieces at the start; a
+    # drag of 42-38 there is no move, and the test waited in vain for the engine).
+    pos = pos_from_fen(fen) if fen else Game().position
+    pieces = bin(pos.white | pos.black).count("1")
+    expect(page.locator("g.piece:not(.ghost)")).to_have_count(pieces)
 
 
 def test_a_premove_is_played_as_soon_as_the_engine_has_moved(page):
