@@ -94,6 +94,8 @@ P_INTERVAL = kernel_slot("threshold-interval")
 P_SLOPE = kernel_slot("threshold-slope")
 P_GATE = kernel_slot("threshold-gate")          # verify only where the evaluation says so
 P_NESTED = kernel_slot("threshold-nested")      # verification searches may prune in turn
+P_VERIFY_FROM = kernel_slot("threshold-from")   # verified threshold cuts from this depth
+P_VERIFY_SHARE = kernel_slot("threshold-share") # ... confirmed by a search to this / 10 of it
 P_QS_THREATS = kernel_slot("qs-threats")        # a threatened quiescence leaf gets a ply
 P_QS_EXCHANGES = kernel_slot("qs-exchanges")    # quiescence plies that try exchanges (0 = off)
 P_LMR_DEPTH = kernel_slot("lmr-depth")          # smallest depth reduced, 0 = off
@@ -119,8 +121,6 @@ MAX_EXCLUDED = 8
 P_EXCLUDE = len(KERNEL_OPTIONS) + 8
 P_SIZE = P_EXCLUDE + MAX_EXCLUDED
 FORM_PLAIN, FORM_VERIFIED = FORMS.index("plain"), FORMS.index("verified")
-VERIFY_FROM = 3          # verified threshold cuts from this depth
-VERIFY_SHARE = 4         # ... confirmed by a search to VERIFY_SHARE / 10 of the depth
 # stack fields
 # (F_REV, F_EG, F_ROAD, F_STABLE: the draw-rule counters of engine.drawrules)
 (F_W, F_B, F_K, F_T, F_KEY, F_REV, F_EG, F_ROAD, F_STABLE, F_ALPHA, F_BETA, F_DEPTH, F_ALPHA0,
@@ -151,7 +151,7 @@ class Knobs(NamedTuple):
 
     age: int
     plain: bool
-    verified: bool
+    verified: int             # the verified form: the depth it is tried from (0: off)
     interval: int
     lmr_depth: int
     lmr_moves: int
@@ -467,7 +467,8 @@ def _knobs(P, V, W):
     # having no move wins (antidraughts).
     win_here = 1 if goal == KG_LOSING else 0
     lmr_below = S_PROMOTE if P[P_LMR_KILLERS] != 0 else S_KILLER2
-    return Knobs(P[P_AGE], threshold and not verified, verified, max(P[P_INTERVAL], 1),
+    return Knobs(P[P_AGE], threshold and not verified,
+                 max(P[P_VERIFY_FROM], 1) if verified else 0, max(P[P_INTERVAL], 1),
                  P[P_LMR_DEPTH], P[P_LMR_MOVES], P[P_LMR_PV_MOVES], P[P_LMR_TWO], lmr_below,
                  P[P_LMR_LOG] / 100.0, P[P_LMR_OFFERS] != 0, P[P_LMR_HISTORY], P[P_FUTILITY],
                  P[P_FUTILITY_DEPTH], goal, win_here, P[P_EGDB], P[P_EGDB_ROOT],
@@ -624,7 +625,7 @@ def _verify_due(p, d, alpha, beta, verify, inside, knobs):
     """Step 5: the verified form is tried at this node: deep enough, a null window away
     from mate scores, no verification of it running or refuted, and (``threshold-nested``
     off) not inside another node's verification search."""
-    return (knobs.verified and d >= VERIFY_FROM and beta - alpha == 1
+    return (knobs.verified and d >= knobs.verified and beta - alpha == 1
             and p % knobs.interval == 0 and verify == VF_NONE and p < MAX_PLY - 2
             and -WIN_BOUND < alpha and beta < WIN_BOUND and (knobs.nested or inside == 0))
 
@@ -649,7 +650,7 @@ def _verify_first(p, d, alpha, beta, w, b, k, t, st, P, V, S, T, W, buf, state, 
     st[p, F_OLD_ALPHA], st[p, F_OLD_BETA], st[p, F_OLD_DEPTH] = alpha, beta, d
     alpha = beta + margin - 1 if side == VF_ABOVE else alpha - margin
     beta = alpha + 1
-    d = max(1, d * VERIFY_SHARE // 10)
+    d = max(1, d * P[P_VERIFY_SHARE] // 10)
     st[p, F_ALPHA], st[p, F_BETA], st[p, F_DEPTH] = alpha, beta, d
     return d, alpha, beta
 

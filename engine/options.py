@@ -128,6 +128,10 @@ OPTIONS: tuple[Option, ...] = (
     _bool("threshold-gate", True, "verified threshold pruning tries only the nodes whose "
           "static evaluation is beyond the window by the margin, with no capture for either "
           "side (false: every null-window node, above beta: Scan's form)", kernel=True),
+    _int("threshold-from", 3, 2, 64, "verified threshold pruning is tried from this depth",
+         kernel=True),
+    _int("threshold-share", 4, 1, 9, "verified threshold pruning: the verification searches "
+         "this many tenths of the node's depth (at least one ply)", kernel=True),
     _bool("threshold-nested", True, "verification searches may prune in turn (false: no "
           "threshold pruning inside a verification search, as Scan)", kernel=True),
     _bool("qs-threats", False, "a quiescence leaf where the opponent threatens a capture is "
