@@ -128,7 +128,7 @@ OPTIONS: tuple[Option, ...] = (
     _bool("threshold-gate", True, "verified threshold pruning tries only the nodes whose "
           "static evaluation is beyond the window by the margin, with no capture for either "
           "side (false: every null-window node, above beta: Scan's form)", kernel=True),
-    _int("threshold-from", 3, 2, 64, "verified threshold pruning is tried from this depth",
+    _int("threshold-from", 2, 2, 64, "verified threshold pruning is tried from this depth",
          kernel=True),
     _int("threshold-share", 4, 1, 9, "verified threshold pruning: the verification searches "
          "this many tenths of the node's depth (at least one ply)", kernel=True),
@@ -141,11 +141,11 @@ OPTIONS: tuple[Option, ...] = (
          "exchange (the opponent must capture, and every capture it has can be taken back), "
          "within this many plies of the search's leaves (0: off; as Scan)", kernel=True),
     _int("lmr-depth", 3, 0, 64, "late-move reductions from this depth (0: off)", kernel=True),
-    _int("lmr-moves", 2, 0, 64, "late-move reductions after this many moves", kernel=True),
+    _int("lmr-moves", 1, 0, 64, "late-move reductions after this many moves", kernel=True),
     _int("lmr-pv-moves", 2, 0, 64, "late-move reductions after this many moves at nodes with "
          "an open window (principal variation)", kernel=True),
     _int("lmr-two-moves", 0, 0, 64, "reduce by two plies after this many moves at null-window "
-         "nodes (0: after 2 lmr-moves + 2 moves, from twice lmr-depth)", kernel=True),
+         "nodes (0: after 2 x lmr-moves + 2 moves, from twice lmr-depth)", kernel=True),
     _bool("lmr-killers", False, "killer moves are reduced too", kernel=True),
     _int("lmr-log", 0, 0, 400, "late-move reductions grow with depth and move number: "
          "ln(depth) x ln(moves tried + 1) x this / 100 plies, one less at an open window "
