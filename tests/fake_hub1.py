@@ -6,6 +6,11 @@ send it, so a test sees a crash instead of a game.
 ``author``, ``country``, ``wait``; ``init`` -> ``ready``; ``ping`` -> ``pong``; ``new``;
 ``pos <position>`` (which forgets the limit, as Scan's does); ``level <moves> <ms> <ms>``
 (three whole numbers) or ``time <ms>``; ``go`` -> ``info ...`` and ``move <move>``; ``quit``.
+
+A position is read as strictly as Scan 2.0's ``pos_from_hub`` (src/fen.cpp) reads it: the side
+to move in lower case, ``w`` or ``b``, then 50 squares of ``w b W B e``.  Anything else is
+answered ``error bad position`` and, as Scan does, the board stays the one before (a ``go``
+then searches that board).  ``python tests/fake_hub1.py refuse`` refuses every position so.
 """
 import sys
 
@@ -16,6 +21,16 @@ legal_moves(start_position())          # load the kernels before answering
 
 def out(line: str) -> None:
     print(line, flush=True)
+
+
+REFUSE = sys.argv[1:] == ["refuse"]
+
+
+def scan_position(text: str):
+    """The position, or None where Scan 2.0 would answer ``error bad position``."""
+    if REFUSE or len(text) != 51 or text[0] not in "wb" or set(text[1:]) - set("wbWBe"):
+        return None
+    return pos_from_hub(text.upper()[0] + text[1:])
 
 
 pos = None
@@ -35,7 +50,10 @@ for line in sys.stdin:
     elif command == "new" and not args:
         pos = level = None
     elif command == "pos" and len(args) == 1:
-        pos, level = pos_from_hub(args[0]), None
+        taken = scan_position(args[0])
+        if taken is None:
+            out("error bad position")
+        pos, level = taken or pos, None
     elif command == "level" and len(args) == 3 and all(a.isdigit() for a in args):
         level = args
     elif command == "time" and len(args) == 1 and args[0].isdigit():

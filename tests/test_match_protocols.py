@@ -10,7 +10,7 @@ import pytest
 
 from engine import BLACK, WHITE, egdb_dirs, egdb_load, egdb_value_name, get_variant, pos_from_fen
 from engine.pdn import read_pdn
-from protocol.hub.hub1 import level_line
+from protocol.hub.hub1 import hub1_position, level_line
 from protocol.tools.match import cli as match
 from protocol.tools.match import tournament
 from protocol.tools.match.adjudicate import judge_game_end
@@ -98,7 +98,28 @@ def test_hub1_level_lines_are_moves_and_milliseconds():
         level_line(["depth=3"])
 
 
+def test_hub1_positions_have_the_side_to_move_in_lower_case():
+    """Scan 2.0 reads ``w``/``b`` only (``pos_from_hub`` in its fen.cpp)."""
+    start = "W" + "b" * 20 + "e" * 10 + "w" * 20
+    assert hub1_position(start) == "w" + start[1:]
+    assert hub1_position("B" + start[1:]) == "b" + start[1:]
+
+
 # ----- whole events with fake engines --------------------------------------------------
+
+def test_a_hub1_engine_that_refuses_the_position_loses_the_game_and_says_why(tmp_path, capsys):
+    """Scan 2.0 answers a position it cannot read ``error bad position`` and then searches
+    the board it had before: its move is no answer, the game is its refusal."""
+    out, games = play_match(tmp_path, capsys, "--protocol", "hub,hub1", "--engine1", HUB,
+                            "--engine2", f"{HUB1} refuse", "--tc", "4/60", "--games", "2",
+                            "--concurrency", "1", "--max-plies", "20")
+    assert len(games) == 2
+    for g in games:
+        reason = g.tags["Termination"]
+        assert " refused the game: it answered 'error bad position' to 'pos " in reason, reason
+        hub1_white = g.tags["White"] != g.tags["Black"] and "hub1" in g.tags["White"]
+        assert g.result == ("0-2" if hub1_white else "2-0"), (g.tags, g.result)
+        assert "illegal" not in reason
 
 def test_a_tournament_of_a_dxp_engine_that_ends_at_its_move_limit_and_a_hub1_engine(tmp_path,
                                                                                     capsys):

@@ -40,6 +40,11 @@ class EngineTimeout(EngineError):
         self.said = said
 
 
+class EngineRefused(EngineError):
+    """The engine answered ``error`` to the position it was given: it refused the game (a
+    Hub version 1 engine then searches the board it had before, so its move means nothing)."""
+
+
 class EngineProtocolError(EngineError):
     """The engine sent something else where its answer was due (an error, a message the
     protocol does not allow there); the message quotes it."""
@@ -268,10 +273,14 @@ class HubClient:
             elif command == self.ANSWER:
                 return SearchReply(self._move_of(line, args), stamp - sent, info)
             elif command == "error":
+                if self.ERROR_REFUSES:
+                    raise EngineRefused(f"it answered {line!r} to {self.asked!r}")
                 errors.append(line)
 
     # ----- the dialect: the introduction, what a search sends, how its answer reads -----
     ANSWER = "done"
+    ERROR_REFUSES = False       # version 2: an ``error`` may answer a line the engine can skip
+    asked = ""                  # the position line of the last search
 
     def _intro(self, line: str) -> bool:
         """Take one line of the engine's introduction (``id``, ``param``); True at its end."""
@@ -283,7 +292,8 @@ class HubClient:
         return command == "wait"
 
     def _ask(self, position: str, moves: list[str], level: list[str], analyze: bool) -> None:
-        self.send(f'pos pos={position} moves="{" ".join(moves)}"')
+        self.asked = f'pos pos={position} moves="{" ".join(moves)}"'
+        self.send(self.asked)
         for line in level:
             self.send(f"level {line}")
         self.send("go analyze" if analyze else "go think")

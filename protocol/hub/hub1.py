@@ -4,9 +4,10 @@ It differs from version 2 (:class:`~.client.HubClient`, whose process handling, 
 error handling it keeps) in the lines of a search, of a new game and of the introduction, as
 Scan 2.0's ``hub_loop`` (its src/main.cpp) reads and writes them:
 
-* a search is ``pos <position>`` (the Hub position string of the position to search: Hub-1
-  carries no moves, so the engine does not see the game's earlier positions; ``pos`` also
-  resets the engine's limits, so the limit comes after it), then ``level <moves> <time>
+* a search is ``pos <position>`` (the side to move in lower case, ``w`` or ``b``, then the 50
+  squares as the Hub writes them: Scan 2.0's ``pos_from_hub`` refuses an upper-case side;
+  Hub-1 carries no moves, so the engine does not see the game's earlier positions; ``pos``
+  also resets the engine's limits, so the limit comes after it), then ``level <moves> <time>
   <increment>`` (moves to the next time control, 0 for the whole game; the time left and the
   increment in whole milliseconds) or ``time <ms>`` (a fixed time for this move), then
   ``go``; the answer is ``move <move> [<ponder move>]``, after any ``info`` lines;
@@ -15,13 +16,22 @@ Scan 2.0's ``hub_loop`` (its src/main.cpp) reads and writes them:
   ``wait``; ``init`` is answered ``ready``, ``ping`` ``pong``, as in version 2;
 * there are no parameters to set (the match runner refuses options for such an engine).
 
-Hub-1 has no depth or node limit.
+Hub-1 has no depth or node limit.  An engine that answers ``error`` (Scan 2.0: ``error bad
+position``) has refused the position and would search the board it had before: the search
+raises :class:`~.client.EngineRefused`, and the match runner scores the game as that
+engine's refusal.
 """
 from __future__ import annotations
 
 from engine import move_from_hub, play, pos_from_hub, pos_to_hub
 
 from .client import HubClient, parse_line
+
+
+def hub1_position(position: str) -> str:
+    """The Hub-1 position string: the side to move in lower case (``w``/``b``), then the
+    squares as version 2 writes them."""
+    return position[:1].lower() + position[1:]
 
 
 def level_line(level: list[str]) -> str:
@@ -45,6 +55,7 @@ class Hub1Client(HubClient):
     """One Hub version 1 engine process."""
 
     ANSWER = "move"
+    ERROR_REFUSES = True
 
     def _intro(self, line: str) -> bool:
         words = line.split()
@@ -61,7 +72,8 @@ class Hub1Client(HubClient):
         pos = pos_from_hub(position)
         for text in moves:
             pos = play(pos, move_from_hub(pos, text))
-        self.send(f"pos {pos_to_hub(pos)}")
+        self.asked = f"pos {hub1_position(pos_to_hub(pos))}"
+        self.send(self.asked)
         self.send(level_line(level))
         self.send("go")
 

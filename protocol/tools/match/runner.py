@@ -5,8 +5,8 @@ its protocol (:mod:`.engines`: Hub, Hub version 1 or DXP).  Openings come in pai
 colours swapped; the runner keeps both clocks itself, sends the full game (start position
 plus every move) before each move so engines can see repetitions, judges every move and
 ends games by the rules (the engine's ``Game``); :mod:`.score` keeps the tally.  An engine
-that crashes, hangs, answers an illegal move or oversteps its clock loses that game and is
-restarted; a DXP engine that ends a game itself is scored by :mod:`.adjudicate`.  After each game
+that crashes, hangs, refuses the position (an ``error`` answer to a Hub-1 ``pos``), answers an
+illegal move or oversteps its clock loses that game and is restarted; a DXP engine that ends a game itself is scored by :mod:`.adjudicate`.  After each game
 a line of W/D/L, score, Elo with its 95% error bar and the SPRT state is printed; the
 last line (``match ...``) is the machine-readable summary.
 """
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from engine import (INTERNATIONAL, WHITE, BadInput, Game, get_variant, move_from_hub, move_to_hub,
                     pos_to_hub, write_pdn)
 
-from ...hub.client import EngineError, EngineProtocolError, EngineTimeout, HubClient
+from ...hub.client import EngineError, EngineProtocolError, EngineRefused, EngineTimeout, HubClient
 from .adjudicate import Databases, judge_game_end
 from .dxp_client import DxpGameEnd
 from .elo import Sprt
@@ -253,6 +253,8 @@ class Match:
                 said = f"; it sent {err.said}" if err.said else ""
                 return f"{name} lost on time (no move within {budget:.3f}s{said})"
             self.stats[e].crashes += 1
+        if isinstance(err, EngineRefused):
+            return f"{name} refused the game: {err}"
         if isinstance(err, EngineProtocolError):
             return f"{name} broke the protocol: {err}"
         return f"{name} crashed or hung: {err}"
