@@ -54,6 +54,7 @@ def new_stop_flag() -> np.ndarray:
 
 
 def set_stop(flag: np.ndarray) -> None:
+    """Ask the count that polls ``flag`` (:func:`new_stop_flag`) to stop; safe from any thread."""
     flag[0] = 1
 
 

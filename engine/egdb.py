@@ -728,4 +728,6 @@ def egdb_slice_counts(root, variant, key) -> tuple[int, int, int, int]:
 
 
 def egdb_value_name(value: int) -> str:
+    """A database value as a word: ``win``, ``draw``, ``loss`` (the side to move's view), or
+    ``unknown`` for a position the databases do not hold."""
     return {WIN: "win", LOSS: "loss", DRAW: "draw"}.get(value, "unknown")

@@ -6,8 +6,8 @@ attribute of :class:`Settings` that holds its value, whether the search kernel r
 applying it does (``apply``: the dotted name of a method reached from the ``Searcher``,
 called with the new value; it may refuse it by raising :class:`OptionRefused`).
 Everyone reads this table: the Hub's ``param`` lines and ``set-param``, ``rafle hub
---help``, ``rafle bench``'s flags, the kernel's parameter array and the README (a test
-checks that each option is documented there).  Adding a tunable of the search is one
+--help``, ``rafle bench``'s flags, the kernel's parameter array and the documentation's
+options page, which ``docs/hooks.py`` writes from it.  Adding a tunable of the search is one
 line here plus its use in the kernel.
 
 The module loads no kernel: the Hub front end declares the options before numba is
@@ -98,16 +98,16 @@ def _bool(name, default, help, **kw) -> Option:
 
 # The order is the order GUIs show them.  Threshold pruning is on, in its verified form,
 # margin 40 + 10 a ply, checked at every ply: +315 =445 -240 (Elo +26 +- 16) over 1,000
-# games against off (README "Threshold pruning").  Late-move reductions from the third
+# games against off (docs/search.md).  Late-move reductions from the third
 # move beat the fourth (+49 +- 38, 200 games); off lost (-85 +- 53).  Internal iterative
 # reduction from depth 3 against off: +175 =724 -115 (Elo +21 +- 11) over 1,014 games,
-# SPRT(0,10) accepted at game 860 (README "Measured").  Then reductions from the second
+# SPRT(0,10) accepted at game 860 (docs/strength.md).  Then reductions from the second
 # move at null-window nodes (lmr-moves 1) with the verified pruning from depth 2
 # (threshold-from 2), together against 2 and 3: +174 =925 -131 (Elo +12.2 +- 9.7) over
 # 1,230 games at 75 moves in 6 s, SPRT(0,10) accepted; at 75 moves in 60 s against the
 # issue's start +92.3 +- 27.9 over 158 games, as the defaults before.  A sudden-death clock planned over
 # 15 moves + the pieces on the board against 30 moves: +117 =605 -79 (Elo +16.5 +- 11.9)
-# over 801 games of 12 s (README "Using the clock").
+# over 801 games of 12 s (docs/search.md).
 OPTIONS: tuple[Option, ...] = (
     _int("tt-size", TT_DEFAULT_LOG2, TT_MIN_LOG2, TT_MAX_LOG2,
          "transposition table, log2 of its entries (16 bytes each)", attr="tt_log2",
@@ -195,6 +195,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("egdb-path", "string", "", "where the endgame databases are (empty: the user's "
            "cache directory, where rafle egdb build writes)", apply="resources.forget_databases"),
 )
+"""Every option of the engine, in the order the Hub declares them (its ``param`` lines)."""
 BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}
 KERNEL_OPTIONS: tuple[Option, ...] = tuple(o for o in OPTIONS if o.kernel)
 

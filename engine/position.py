@@ -13,6 +13,7 @@ from . import movegen as mg
 from .variants import GOAL_BREAKTHROUGH, GOAL_LOSING, INTERNATIONAL, Variant
 
 WHITE, BLACK = 0, 1
+"""The sides, as ``Position.turn`` holds them: White (0) moves first, Black is 1."""
 MASK64 = (1 << 64) - 1
 
 

@@ -5,7 +5,7 @@ Linux ``perf`` names code made at run time from a map a process leaves in ``/tmp
 (start address, size and name, one function a line).  Numba writes none, so :func:`jit_functions`
 lists the functions of every kernel compiled in this process, callees linked into their callers
 included, with numba's run-time helpers ``NRT_incref`` and ``NRT_decref`` (reference counts of
-arrays, README "Measured").  A kernel loaded from numba's cache has no module left to read, so
+arrays, docs/speed.md).  A kernel loaded from numba's cache has no module left to read, so
 a profiled run compiles afresh (an empty ``NUMBA_CACHE_DIR``).  No I/O here: the caller writes
 the map.
 """

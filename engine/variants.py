@@ -373,6 +373,7 @@ def _make_full(name, hub_name, *, precedence, reversible_plies, endgame, **recor
 INTERNATIONAL = _make("international", "normal", 10, man_back_capture=True,
                       flying_king=True, precedence=PREC_COUNT,
                       aliases=("standard", "fmjd", "from position"))
+"""International draughts (FMJD rules, 10x10): the default variant everywhere."""
 KILLER = _make("killer", "killer", 10, man_back_capture=True, flying_king=True,
                precedence=PREC_COUNT, halt_behind_king=True)
 FRISIAN = _make("frisian", "frisian", 10, man_back_capture=True, flying_king=True,
@@ -430,6 +431,8 @@ TURKISH = _make_full("turkish", "turkish", precedence=PREC_COUNT, reversible_pli
 ALL = (INTERNATIONAL, KILLER, BREAKTHROUGH, FRISIAN, LOSING, FRYSK,
        RUSSIAN, BRAZILIAN, ENGLISH, ITALIAN, SPANISH, CZECH, THAI, POOL, TURKISH)
 VARIANTS = {v.name: v for v in ALL}
+"""Every variant by its own name (``international``, ``russian``, ...); :func:`get_variant` also
+reads Hub names and aliases."""
 HUB_NAMES = {v.hub_name: v for v in ALL}
 ALIASES = {alias: v for v in ALL for alias in v.aliases}
 

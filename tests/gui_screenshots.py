@@ -1,8 +1,8 @@
-"""The README's pictures of the board: ``python tests/gui_screenshots.py`` runs ``rafle gui``,
+"""The documentation's pictures of the board (docs/img): ``python tests/gui_screenshots.py`` runs ``rafle gui``,
 opens it in headless Chromium (as the browser tests do) at a desktop and a phone size, starts a
 game between two named people on a Fischer clock, turns analysis on with three lines, plays
 a short opening while the engine analyses each position (the graph fills), then writes
-``protocol/gui/screenshots/desktop.png`` and ``phone.png`` (clocks, lines and arrows, graph).
+``docs/img/desktop.png`` and ``phone.png`` (clocks, lines and arrows, graph).
 A loaded game's comments and variations are in the browser tests, not in the pictures."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "protocol" / "gui" / "screenshots"
+OUT = ROOT / "docs" / "img"
 MOVES = ["32-28", "18-23", "37-32", "12-18", "41-37", "7-12", "46-41", "1-7"]
 SIZES = {"desktop": (1200, 800), "phone": (390, 844)}
 

@@ -221,13 +221,12 @@ def test_every_param_line_round_trips_through_set_param(tmp_path):
     assert engine.close() == 0
 
 
-def test_every_option_is_in_the_help_and_the_readme():
+def test_every_option_is_in_the_help():
+    """(The documentation's options page is checked in tests/test_docs.py.)"""
     usage = subprocess.run(["rafle", "hub", "--help"], capture_output=True, text=True,
                            timeout=60).stdout
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     for option in OPTIONS:
         assert re.search(rf"^  {re.escape(option.name)} ", usage, re.M), option.name
-        assert f"`{option.name}`" in readme, option.name
 
 
 # ----- pos --------------------------------------------------------------------------------

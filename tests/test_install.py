@@ -46,4 +46,5 @@ def test_every_message_names_a_command_that_works():
             if path.name != "install.py":
                 text = path.read_text(encoding="utf-8")
                 assert "rafle[" not in text, path
-    assert "rafle[" not in (ROOT / "README.md").read_text(encoding="utf-8")
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        assert "rafle[" not in page.read_text(encoding="utf-8"), page

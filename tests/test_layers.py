@@ -114,7 +114,7 @@ def test_the_engine_does_no_io(path):
 # ----- kernels count no references -----------------------------------------------------------
 # A numba kernel compiled with its runtime's reference counting takes a reference to each array it
 # is passed and each view it makes, and drops it again: an atomic add each, a quarter of the search's
-# time when profiled (README "Measured").  Kernels write into arrays their callers own, so they are
+# time when profiled (docs/speed.md).  Kernels write into arrays their callers own, so they are
 # compiled with ``_nrt=False``; a kernel that allocates needs the runtime and keeps it.  (A kernel
 # inlined into its callers takes their flags.)
 ALLOCATORS = {"empty", "zeros", "ones", "full", "array", "copy", "empty_like", "zeros_like"}

@@ -2,7 +2,7 @@
 
 * :func:`set_lines` is the page's ``lines`` request (1 to :data:`MAX_LINES`, read by
   :func:`lines_count`); the engine is asked for them with Rafle's Hub extension
-  ``set-param name=multipv`` (README, Hub section), sent only for analysis and only when it
+  ``set-param name=multipv`` (docs/hub.md, MultiPV), sent only for analysis and only when it
   differs from what the engine has, so an engine that does not know it never sees it
   unless the person asks for lines.
 * :func:`line_of` reads the line number of an ``info`` (``multipv=N``; none: line 1),
