@@ -8,6 +8,8 @@ import json
 import urllib.request
 
 import pytest
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import connect
 
 from engine import Game, get_variant, move_from_pdn, pos_from_fen, read_pdn
 from gui_pages import FAKE, Page, served
@@ -35,6 +37,19 @@ def replayed(state) -> Game:
     for entry in state["record"]:
         game.push(move_from_pdn(game.position, entry["text"]))
     return game
+
+
+@pytest.mark.parametrize("origin", ["http://evil.example", "http://127.0.0.1:1", "null",
+                                    "file://"])
+def test_a_websocket_from_a_foreign_origin_is_refused(base, origin):
+    url = base.replace("http", "ws") + "/ws"
+    with pytest.raises(InvalidStatus) as refused:
+        with connect(url, origin=origin, open_timeout=20):
+            pass
+    assert refused.value.response.status_code == 403
+    own = base.rstrip("/")                 # the board's own page is taken, as is no Origin
+    with connect(url, origin=own, open_timeout=20) as ws:
+        assert json.loads(ws.recv(timeout=20))["type"] in ("setup", "state")
 
 
 def test_handshake_and_the_start(base):

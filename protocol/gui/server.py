@@ -15,7 +15,8 @@ one under a new id that the first ``setup`` message tells the page.  A page that
 A game is held by one page at a time: opened in a second page (another tab, or a reload
 that came before the old page left), it moves there, and the first page is closed with
 code 4001 (it says so and does not reconnect).  Binary frames, deeply nested JSON and a bug
-of ours in a request are answered with an ``error`` too; the game is kept.
+of ours in a request are answered with an ``error`` too; the game is kept.  A handshake from
+another site's page (an ``Origin`` that is not the board's own) is refused with HTTP 403.
 
 ``--watch FILE`` adds the watch page (``/watch``, :mod:`.watch`): a match or tournament
 followed live from the file it keeps with ``--live FILE``.
@@ -30,6 +31,7 @@ import sys
 import threading
 import webbrowser
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import engine
 
@@ -40,6 +42,7 @@ from .watch import read_live
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_MESSAGE = 2_000_000          # bytes of one WebSocket message, at most
 TAKEN = 4001                     # close code: the game was opened in another page
+FOREIGN_ORIGIN = 1008            # close code (policy violation): another site's page
 
 
 def read_request(text: str | None) -> tuple[object, str]:
@@ -124,6 +127,9 @@ def create_app(engine_command: str | None = None, state_dir: str | Path | None =
             pass
 
     async def board(ws: WebSocket) -> None:
+        if not own_origin(ws.headers.get("origin"), ws.headers.get("host")):
+            await ws.close(code=FOREIGN_ORIGIN)      # before the handshake: an HTTP 403
+            return
         await ws.accept()
         requested = ws.query_params.get("game")
         if valid_game_id(requested):
@@ -186,6 +192,18 @@ def create_app(engine_command: str | None = None, state_dir: str | Path | None =
         WebSocketRoute("/ws", board),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ])
+
+
+def own_origin(origin: str | None, host: str | None) -> bool:
+    """Whether a WebSocket handshake comes from the board's own page: a browser always sends
+    the page's ``Origin``, which must name the host and port the request went to (``Host``).
+    Any other page open in the user's browser could otherwise drive the board.  A client
+    that is not a browser sends no ``Origin`` and is taken."""
+    if origin is None:
+        return True
+    parts = urlsplit(origin.strip())
+    return parts.scheme in ("http", "https") and bool(host) and \
+        parts.netloc.lower() == host.strip().lower()
 
 
 def _listen(host: str, port: int) -> socket.socket:
