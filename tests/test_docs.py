@@ -91,8 +91,11 @@ def test_the_options_page_is_the_option_table():
 
 def test_every_option_the_pages_name_exists():
     """An option written by hand on a page (set-param, --option, option.NAME=, rafle hub
-    --NAME=) is one of the table's."""
-    names = {o.name for o in OPTIONS}
+    --NAME=) is one the Hub declares: the table's, or ``variant``."""
+    intro = subprocess.run([sys.executable, "-m", "protocol.cli", "hub"], input="hub\nquit\n",
+                           capture_output=True, text=True, timeout=60, cwd=ROOT).stdout
+    names = set(re.findall(r"^param name=([a-z0-9-]+)", intro, re.M))   # the table + variant
+    assert {o.name for o in OPTIONS} | {"variant"} == names
     said = set()
     for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         text = page.read_text(encoding="utf-8")
@@ -142,7 +145,7 @@ def shown_commands(text: str) -> list[list[str]]:
     for line in lines:
         for part in re.split(r"&&|\|\||;|\|", line.split(" #")[0]):
             part = part.strip()
-            if part.startswith("rafle "):
+            if part.startswith("rafle ") and not re.match(r"rafle (\S*:|\()", part):  # output
                 try:
                     found.append(shlex.split(part.rstrip("\\")))
                 except ValueError:
@@ -163,8 +166,11 @@ def help_of(words: tuple[str, ...]) -> tuple[int, str]:
 
 def check_command(words: list[str]) -> list[str]:
     """What is wrong with ``rafle WORDS...``: an unknown subcommand or flag."""
-    sub = [w for w in words[1:3] if re.fullmatch(r"[a-z][a-z0-9-]*", w)]
-    code, text = help_of(tuple(sub[:1]))
+    word = re.compile(r"[a-z][a-z0-9-]*")
+    sub = [w for w in words[1:2] if word.fullmatch(w)]          # rafle --play none: no subcommand
+    if sub and len(words) > 2 and word.fullmatch(words[2]):
+        sub.append(words[2])
+    code, text = help_of(tuple(sub[:1]) or ("play",))       # plain rafle takes play's flags
     if code != 0:
         return [f"rafle {sub[0] if sub else ''}: --help fails"]
     if len(sub) > 1 and re.search(rf"\b{sub[1]}\b", text.split("options:")[0]):
@@ -172,6 +178,8 @@ def check_command(words: list[str]) -> list[str]:
         if code != 0:
             return [f"rafle {' '.join(sub[:2])}: --help fails"]
     flags = {f.split("=")[0] for f in words if f.startswith("--")} - {"--help"}
+    if not sub:
+        flags.discard("--version")                          # rafle --version
     if sub[:1] == ["hub"]:                          # rafle hub --threads=2: the options
         flags -= {f"--{o.name}" for o in OPTIONS}
     return [f"{' '.join(words)}: {flag}" for flag in sorted(flags)
@@ -197,6 +205,9 @@ def test_the_command_check_finds_a_wrong_flag_and_a_wrong_command():
     assert check_command(["rafle", "perft", "--depth", "3"]) == []
     assert check_command(["rafle", "perft", "--no-such-flag"])
     assert check_command(["rafle", "no-such-command"])
+    assert check_command(["rafle", "--play", "none", "--depth", "6"]) == []
+    assert check_command(["rafle", "egdb", "build", "--pieces", "4"]) == []
+    assert check_command(["rafle", "egdb", "build", "--no-such-flag"])
     assert check_command(["rafle", "hub", "--threads=2"]) == []
     assert check_command(["rafle", "hub", "--no-such-option=2"])
 
