@@ -10,12 +10,16 @@ output.
 from __future__ import annotations
 
 import os
+import platform
 import socket
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as installed_version
 
 from engine import install_command
 
 RETRIES = 3                     # a task whose worker dies is run again up to this many times
 FAULT = "RAFLE_RAY_FAULT"       # tests: the first task to find no file at this path ends its worker
+SKEW = "RAFLE_RAY_VERSION"      # tests: a worker reports this as its Rafle version
 
 
 class ClusterError(Exception):
@@ -73,7 +77,7 @@ def connect(address: str | None, cpus: int | None = None) -> bool:
         _check_reachable(address)
     if ray.is_initialized():
         return False
-    env = {FAULT: os.environ[FAULT]} if FAULT in os.environ else {}
+    env = {name: os.environ[name] for name in (FAULT, SKEW) if name in os.environ}
     kwargs = dict(log_to_driver=False, include_dashboard=False, runtime_env={"env_vars": env})
     try:
         if address:
@@ -81,9 +85,66 @@ def connect(address: str | None, cpus: int | None = None) -> bool:
         else:
             ray.init(num_cpus=cpus, **kwargs)
     except Exception as exc:         # Ray raises many kinds: a refused address, a bad version...
+        said = " ".join(str(exc).split())[:400] or type(exc).__name__    # Ray's, on one line
         raise ClusterError(f"cannot {'join Ray at ' + address if address else 'start Ray'}: "
-                           f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+                           f"{said}") from None
+    try:
+        check_versions(ray)
+    except ClusterError:
+        ray.shutdown()
+        raise
     return True
+
+
+def versions() -> dict[str, str]:
+    """The Python, Ray and Rafle versions of this process."""
+    try:
+        rafle = installed_version("rafle")
+    except PackageNotFoundError:
+        rafle = "not installed"
+    return {"Python": platform.python_version(), "Ray": ray_module().__version__,
+            "Rafle": rafle}
+
+
+def _node_versions() -> dict[str, str]:
+    """A worker's :func:`versions` (the tests' ``SKEW`` variable stands for another Rafle)."""
+    return dict(versions(), **({"Rafle": os.environ[SKEW]} if os.environ.get(SKEW) else {}))
+
+
+def skew(driver: dict[str, str], nodes: dict[str, dict[str, str]]) -> str | None:
+    """The first difference between the driver's versions and a node's, in one line, or
+    None.  Python counts by major.minor (Ray's own rule), Ray and Rafle exactly."""
+    for node, theirs in sorted(nodes.items()):
+        for key in ("Python", "Ray", "Rafle"):
+            ours, its = driver[key], theirs.get(key, "unknown")
+            if key == "Python":
+                same = ours.split(".")[:2] == its.split(".")[:2]
+            else:
+                same = ours == its
+            if not same:
+                return (f"version skew: this driver has {key} {ours}, node {node} has {key} "
+                        f"{its}; every node needs the same Python, Ray and Rafle")
+    return None
+
+
+def check_versions(ray, timeout: float = 120.0) -> None:
+    """Refuse a cluster any of whose live nodes runs another Python, Ray or Rafle than this
+    driver, before any work is sent (ClusterError naming both sides).  One small task a
+    node, pinned to it, asks for no CPU so that a busy node answers too."""
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+    probe = ray.remote(num_cpus=0)(_node_versions)
+    asked = {f"{n['NodeManagerAddress']} ({n['NodeID'][:8]})":
+             probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(
+                 n["NodeID"], soft=False)).remote()
+             for n in ray.nodes() if n.get("Alive")}
+    try:
+        answers = dict(zip(asked, ray.get(list(asked.values()), timeout=timeout)))
+    except Exception as exc:         # noqa: BLE001 -- a node that cannot run the probe
+        raise ClusterError(f"cannot ask the cluster's nodes for their versions: "
+                           f"{' '.join(str(exc).split())[:300]}") from None
+    problem = skew(versions(), answers)
+    if problem:
+        raise ClusterError(problem)
 
 
 def disconnect(started: bool) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 
 import numpy as np
@@ -156,3 +157,29 @@ def test_without_ray_every_front_end_says_how_to_get_it(monkeypatch, tmp_path, c
     said = f"--ray needs Ray: {install_command('cluster')}"
     assert said.startswith("--ray needs Ray: pip install ") and "[cluster]" in said
     assert capsys.readouterr().err.count(said) == 4
+
+
+# ----- version skew -------------------------------------------------------------------------
+
+def test_version_skew_is_told_in_one_line_naming_both_sides():
+    driver = {"Python": "3.11.7", "Ray": "2.60.0", "Rafle": "0.2.0"}
+    assert raylink.skew(driver, {"10.0.0.2": dict(driver, Python="3.11.9")}) is None
+    for key, other in (("Python", "3.12.1"), ("Ray", "2.59.0"), ("Rafle", "0.1.0")):
+        said = raylink.skew(driver, {"10.0.0.2": dict(driver, **{key: other})})
+        assert said == (f"version skew: this driver has {key} {driver[key]}, node 10.0.0.2 has "
+                        f"{key} {other}; every node needs the same Python, Ray and Rafle")
+
+
+def test_a_cluster_whose_workers_run_another_rafle_is_refused_before_any_work(monkeypatch):
+    """A separate Ray instance whose workers say they run Rafle 0.0.1 (the tests' SKEW
+    variable reaches them through the runtime environment)."""
+    if ray.is_initialized():
+        pytest.skip("a Ray instance of another test is running in this process")
+    monkeypatch.setenv(raylink.SKEW, "0.0.1")
+    with pytest.raises(raylink.ClusterError) as refused:
+        raylink.connect(None, cpus=1)
+    said = str(refused.value)
+    assert re.fullmatch(rf"version skew: this driver has Rafle {re.escape(raylink.versions()['Rafle'])}, "
+                        r"node \S+ \(\w+\) has Rafle 0\.0\.1; every node needs the same Python, Ray "
+                        r"and Rafle", said), said
+    assert not ray.is_initialized()
