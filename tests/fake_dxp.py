@@ -1,8 +1,10 @@
 """A DXP follower for the match runner's tests: it plays the first legal move and ends games
 as a real DXP engine does, or misbehaves on purpose.
 
-``python tests/fake_dxp.py PORT MODE [GAMEREQ_FILE]`` listens on 127.0.0.1:PORT for one
-connection; every GAMEREQ it gets is appended to GAMEREQ_FILE, one a line.  MODE:
+``python tests/fake_dxp.py PORT MODE [GAMEREQ_FILE] [--serve]`` listens on 127.0.0.1:PORT for
+one connection (with ``--serve``: one after another, until it is killed, as an engine on
+another host whose operator runs it); it prints ``listening`` once it does.  Every GAMEREQ it
+gets is appended to GAMEREQ_FILE, one a line.  MODE:
 
 * ``limit``: at its move limit (as many own moves since the GAMEREQ as the limit says) it
   sends GAMEEND with no result and a CHAT, as Scan does (``E00`` + ``Cgame ended ...``);
@@ -10,10 +12,12 @@ connection; every GAMEREQ it gets is appended to GAMEREQ_FILE, one a line.  MODE
 * ``resign``: sends ``E10`` (I lose) on its second move;
 * ``early``: sends ``E00`` on its second move, before any limit;
 * ``slow``: sends a CHAT, then sleeps 1.5 times its GAMEREQ clock before its first move;
-* ``backreq``: sends a BACKREQ instead of its first move.
+* ``backreq``: sends a BACKREQ instead of its first move;
+* ``silent``: accepts the connection, reads, and never answers anything;
+* anything else (``first``): plays the first legal move until the game ends.
 
 It confirms the runner's GAMEEND with ``E0<stop>`` only while a game runs (as Scan), and
-exits on stop code 1 or when the connection closes.
+leaves the connection on stop code 1 or when it closes (then exits, unless ``--serve``).
 """
 import socket
 import sys
@@ -23,16 +27,18 @@ from engine import BLACK, WHITE, legal_moves, play, pos_from_dxp
 from protocol.dxp.wire import (BackReq, Chat, Framer, GameAcc, GameEnd, GameReq, MoveMsg, decode,
                                frame)
 
-port, mode = int(sys.argv[1]), sys.argv[2]
-requests = sys.argv[3] if len(sys.argv) > 3 else None
+serve = "--serve" in sys.argv
+args = [a for a in sys.argv[1:] if a != "--serve"]
+port, mode = int(args[0]), args[1]
+requests = args[2] if len(args) > 2 else None
 legal_moves(pos_from_dxp("W" + "e" * 25 + "w" + "e" * 24))      # load the kernels before listening
 
 server = socket.socket()
 server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 server.bind(("127.0.0.1", port))
 server.listen(1)
-conn, _ = server.accept()
-framer = Framer()
+print("listening", flush=True)
+conn = None
 game = None                       # [position, our side, own moves, limit, minutes]
 
 
@@ -66,6 +72,8 @@ def our_turn() -> bool:
 def handle(msg) -> bool:
     """Answer one message; False to leave."""
     global game
+    if mode == "silent":
+        return True
     if isinstance(msg, GameEnd):
         if game is not None:
             send(GameEnd(0, msg.stop))
@@ -89,9 +97,15 @@ def handle(msg) -> bool:
 
 
 while True:
-    data = conn.recv(4096)
-    if not data:
+    conn, _ = server.accept()
+    framer, game = Framer(), None
+    while True:
+        try:
+            data = conn.recv(4096)
+        except OSError:
+            break
+        if not data or not all(handle(decode(text)) for text in framer.feed(data)):
+            break
+    conn.close()
+    if not serve:
         break
-    if not all(handle(decode(text)) for text in framer.feed(data)):
-        break
-conn.close()

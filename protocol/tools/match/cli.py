@@ -4,6 +4,11 @@ is stronger.
 The command line: engines, limits, openings, SPRT and files.  The games are played by
 :class:`.runner.Match` in local threads or, with ``--ray``, by :mod:`.ray_runner` on Ray
 actors; both import the runner, and nothing here is imported back.
+
+A DXP engine on another host, run by its operator, is given by its address in place of a
+command: ``--protocol hub,dxp --engine2 dxp://HOST:PORT``.  The runner connects to it for
+its games and never starts or stops it; a refused connection or a silent peer forfeits the
+game, named with the address, and the next game connects again.
 """
 from __future__ import annotations
 
@@ -30,9 +35,11 @@ def add_engine_guards(p: argparse.ArgumentParser) -> None:
     p.add_argument("--time-margin", type=float, default=0.0,
                    help="seconds an engine may overstep its clock before losing (default 0)")
     p.add_argument("--hang-timeout", type=float, default=30.0,
-                   help="seconds past its limit after which a silent engine has hung (default 30)")
+                   help="seconds past its limit after which a silent engine has hung, and that "
+                        "a DXP engine may take to accept a game (default 30)")
     p.add_argument("--init-timeout", type=float, default=120.0,
-                   help="seconds an engine may take to start, hub ... ready (default 120)")
+                   help="seconds an engine may take to start, hub ... ready, or to accept the "
+                        "connection if it is on another host (default 120)")
 
 
 def add_live(p: argparse.ArgumentParser) -> None:
@@ -44,11 +51,15 @@ def add_live(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rafle match", description=summary(__doc__))
-    p.add_argument("--engine1", default="rafle hub", help="command of engine 1 (default: rafle hub)")
-    p.add_argument("--engine2", default="rafle hub", help="command of engine 2")
+    p.add_argument("--engine1", default="rafle hub",
+                   help="command of engine 1 (default: rafle hub), or dxp://HOST:PORT: the "
+                        "address of a DXP engine on another host, which its operator runs")
+    p.add_argument("--engine2", default="rafle hub",
+                   help="command of engine 2, or dxp://HOST:PORT (as --engine1)")
     p.add_argument("--protocol", default="hub",
                    help="hub (the default), hub1 (Hub version 1: Scan 2.0) or dxp (the command "
-                        "listens on {port}, a free port); 'a,b' for engine 1 and engine 2")
+                        "listens on {port}, a free port, or the engine is an address "
+                        "dxp://HOST:PORT); 'a,b' for engine 1 and engine 2")
     p.add_argument("--name1", help="engine 1's name (default: its id name)")
     p.add_argument("--name2", help="engine 2's name")
     p.add_argument("--option", action="append", type=_option, default=[], metavar="NAME=VALUE",

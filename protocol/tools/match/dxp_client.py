@@ -9,6 +9,12 @@ its answer.  When the runner ends a game, a GAMEEND (reason 0, another game welc
 the engine.  It offers the calls the match runner makes of :class:`HubClient` (``start``,
 ``ping``, ``new_game``, ``search``, ``alive``, ``quit``, ``rss``, ``name``).
 
+An engine on another host is given by its address, ``dxp://HOST:PORT``
+(:func:`parse_address`): its operator starts and stops it, the client only connects (one
+attempt per :meth:`DxpClient.start`) and closes the connection on ``quit``.  A refused
+connection, or a peer that sends no GAMEACC within ``accept_timeout``, is an
+:class:`EngineError` whose message says so; the runner names the address.
+
 DXP carries 10x10 boards only (international draughts) and knows no increment: the
 engine is told its whole clock in minutes (:func:`gamereq_minutes`: what the 3-character
 field can carry) and the move limit, and the runner keeps that clock for it.
@@ -47,6 +53,7 @@ def _kill_live() -> None:
             proc.kill()
 
 NAME = "Rafle tournament"
+ADDRESS = "dxp://"      # the prefix of an engine on another host: dxp://HOST:PORT
 CHAT_WAIT = 0.2         # seconds to wait for the CHAT an engine sends after its GAMEEND (Scan)
 
 
@@ -72,6 +79,30 @@ def gamereq_minutes(seconds: float) -> float:
     return float(format_minutes(min(max(seconds / 60.0, 0.01), 999)))
 
 
+def parse_address(text: str) -> tuple[str, int] | None:
+    """``dxp://HOST:PORT`` (an engine on another host) as (host, port); None for a command.
+    A ValueError names what is wrong with a malformed address."""
+    text = text.strip()
+    if not text.startswith(ADDRESS):
+        return None
+    host, colon, port = text[len(ADDRESS):].rpartition(":")
+    host = host.strip("[]")            # [::1]:27531
+    if not colon or not host:
+        raise ValueError(f"{text!r}: an address is dxp://HOST:PORT")
+    return host, check_port(port, text)
+
+
+def check_port(port, where: str) -> int:
+    """``port`` as a TCP port number (1 to 65535), or a ValueError naming ``where``."""
+    try:
+        number = int(port)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: the port must be a number, not {port!r}") from None
+    if not 1 <= number <= 65535:
+        raise ValueError(f"{where}: the port must be from 1 to 65535, not {number}")
+    return number
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -79,19 +110,29 @@ def free_port() -> int:
 
 
 class DxpClient:
-    """One DXP engine process, driven over one connection for many games."""
+    """One DXP engine, driven over one connection for many games: a process this client
+    starts, or (``command`` ``dxp://HOST:PORT``) an engine on another host it only connects to."""
 
     def __init__(self, command: str, minutes: float = 1.0, moves: int = 0, host: str = "127.0.0.1",
-                 cwd: str | None = None, log=None, label: str = "engine"):
-        self.port = free_port()
-        self.argv = [a.replace("{port}", str(self.port)) for a in shlex.split(command)]
-        if not self.argv:
-            raise EngineError("empty engine command")
-        self.host, self.cwd = host, cwd
+                 cwd: str | None = None, log=None, label: str = "engine",
+                 accept_timeout: float = 30.0):
+        address = parse_address(command)
+        self.remote = address is not None
+        if self.remote:
+            (self.host, self.port), self.argv = address, []
+            self.name = f"{self.host}:{self.port}"
+        else:
+            self.port = free_port()
+            self.argv = [a.replace("{port}", str(self.port)) for a in shlex.split(command)]
+            if not self.argv:
+                raise EngineError("empty engine command")
+            self.host = host
+            self.name = self.argv[0].rsplit("/", 1)[-1]
+        self.cwd = cwd
         self.minutes, self.moves = minutes, moves
+        self.accept_timeout = accept_timeout
         self.label = label
         self._log = log or (lambda text: None)
-        self.name = self.argv[0].rsplit("/", 1)[-1]
         self.proc: subprocess.Popen | None = None
         self.link: Link | None = None
         self._game: list[str] | None = None       # Hub moves of the game as the engine knows it
@@ -101,6 +142,8 @@ class DxpClient:
 
     # ----- process and connection ------------------------------------------------
     def start(self, timeout: float = 120.0) -> None:
+        if self.remote:
+            return self._connect(timeout)
         try:   # its own session, as a Hub engine's (HubClient.start)
             self.proc = subprocess.Popen(self.argv, cwd=self.cwd, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -123,7 +166,26 @@ class DxpClient:
                 time.sleep(0.1)
         self.link = Link(sock, trace=lambda text: self._log(f"{self.label} {text}"))
 
+    def _connect(self, timeout: float) -> None:
+        """One attempt to reach an engine on another host; its operator runs it."""
+        try:
+            sock = socket.create_connection((self.host, self.port), timeout=timeout)
+        except ConnectionRefusedError:
+            raise EngineError("connection refused") from None
+        except (TimeoutError, socket.timeout):
+            raise EngineError(f"no answer to the connection within {timeout:g} s") from None
+        except OSError as exc:
+            raise EngineError(f"cannot connect: {exc.strerror or exc}") from None
+        self.link = Link(sock, trace=lambda text: self._log(f"{self.label} {text}"))
+
     def alive(self) -> bool:
+        if self.remote:       # the peer may have closed the connection between games
+            try:
+                return self.link is not None and (self.link.poll(0.001) or True)
+            except PeerGone:
+                self.link.close()
+                self.link = None
+                return False
         return self.proc is not None and self.proc.poll() is None and self.link is not None
 
     def rss(self) -> int | None:
@@ -201,7 +263,7 @@ class DxpClient:
         board = pos_to_dxp(pos)
         self.link.send(GameReq(NAME, follower_white=board[0] == "W", minutes=self.minutes,
                                moves=self.moves, board=board[1:], white_to_move=board[0] == "W"))
-        acc = self._expect(GameAcc, time.monotonic() + 30.0)
+        acc = self._expect(GameAcc, time.monotonic() + self.accept_timeout)
         if acc.code != 0:
             raise EngineProtocolError(f"{self.name} refused the game (GAMEACC code {acc.code})")
         if acc.name.strip():
@@ -219,6 +281,8 @@ class DxpClient:
             if text is None and kind is MoveMsg:
                 said = ", ".join(f"CHAT {c!r}" for c in chats)
                 raise EngineTimeout(f"{self.name}: no {kind.__name__} in time", said)
+            if text is None and kind is GameAcc:
+                raise EngineError(f"no GAMEACC within {self.accept_timeout:g} s of the GAMEREQ")
             if text is None:
                 raise EngineError(f"{self.name}: no {kind.__name__} in time")
             msg = decode(text)

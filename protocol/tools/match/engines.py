@@ -5,7 +5,9 @@ that protocol can tell the engine.
   limit the runner knows.
 * ``hub1``: Hub version 1, Scan 2.0's dialect (:class:`~protocol.hub.hub1.Hub1Client`): a
   clock or a move time, no parameters, international draughts only.
-* ``dxp``: DamExchange (:class:`.dxp_client.DxpClient`): the command listens on ``{port}``;
+* ``dxp``: DamExchange (:class:`.dxp_client.DxpClient`): the command listens on ``{port}``,
+  or the "command" is the address of an engine on another host, ``dxp://HOST:PORT``, that
+  its operator runs (the runner connects to it, never starts or stops it);
   international draughts only.  A GAMEREQ tells the engine minutes for the whole game and a
   move limit, nothing else, so a DXP engine plays on a clock (``[moves/]base``): ``base``
   becomes the GAMEREQ's minutes (as its 3-character field can carry them) and ``moves`` its
@@ -21,19 +23,30 @@ from engine import INTERNATIONAL
 from ...dxp.wire import format_minutes
 from ...hub.client import HubClient
 from ...hub.hub1 import Hub1Client
-from .dxp_client import DxpClient, gamereq_minutes
+from .dxp_client import DxpClient, gamereq_minutes, parse_address
 
 PROTOCOLS = ("hub", "hub1", "dxp")
 TITLES = {"hub": "a Hub engine", "hub1": "a Hub version 1 engine", "dxp": "a DXP engine"}
 
 
 def check_command(protocol: str, command: str, who: str) -> None:
-    """Refuse a protocol Rafle does not speak, or a DXP command with no port to listen on."""
+    """Refuse a protocol Rafle does not speak, a DXP command with no port to listen on, or a
+    malformed address (``dxp://HOST:PORT``, for DXP only)."""
     if protocol not in PROTOCOLS:
         raise ValueError(f"{who}: protocol must be {', '.join(PROTOCOLS[:-1])} or "
                          f"{PROTOCOLS[-1]}, not {protocol!r}")
-    if protocol == "dxp" and "{port}" not in command:
-        raise ValueError(f"{who}: a DXP engine's command must listen on {{port}}")
+    address = parse_address(command)
+    if address and protocol != "dxp":
+        raise ValueError(f"{who}: an address ({command}) is for a DXP engine (protocol dxp)")
+    if protocol == "dxp" and not address and "{port}" not in command:
+        raise ValueError(f"{who}: a DXP engine's command must listen on {{port}}, or be the "
+                         "address of one on another host, dxp://HOST:PORT")
+
+
+def remote_address(protocol: str, command: str) -> str | None:
+    """``HOST:PORT`` of an engine on another host (the runner names it in what it reports)."""
+    address = parse_address(command) if protocol == "dxp" else None
+    return f"{address[0]}:{address[1]}" if address else None
 
 
 def check_limit(protocol: str, limit, options: dict, variant, who: str) -> None:
@@ -74,10 +87,11 @@ def clock_note(protocol: str, limit, name: str) -> str | None:
 
 
 def open_client(protocol: str, command: str, options: dict, limit, log, label: str,
-                cwd: str | None):
-    """The client for one engine process (not started); ``limit`` as the organiser gave it."""
+                cwd: str | None, hang: float = 30.0):
+    """The client for one engine (not started); ``limit`` as the organiser gave it; ``hang``:
+    how long a DXP engine may take to accept a game."""
     if protocol == "dxp":
         return DxpClient(command, minutes=gamereq_minutes(limit.base), moves=limit.moves,
-                         cwd=cwd, log=log, label=label)
+                         cwd=cwd, log=log, label=label, accept_timeout=hang)
     kind = Hub1Client if protocol == "hub1" else HubClient
     return kind(command, options, log, label=label, cwd=cwd)

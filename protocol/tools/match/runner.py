@@ -6,7 +6,10 @@ colours swapped; the runner keeps both clocks itself, sends the full game (start
 plus every move) before each move so engines can see repetitions, judges every move and
 ends games by the rules (the engine's ``Game``); :mod:`.score` keeps the tally.  An engine
 that crashes, hangs, refuses the position (an ``error`` answer to a Hub-1 ``pos``), answers an
-illegal move or oversteps its clock loses that game and is restarted; a DXP engine that ends a game itself is scored by :mod:`.adjudicate`.  After each game
+illegal move or oversteps its clock loses that game and is restarted; a DXP engine that ends a
+game itself is scored by :mod:`.adjudicate`.  A DXP engine on another host (``dxp://HOST:PORT``)
+is connected to, never started or stopped: a refused connection or a peer that goes silent
+forfeits the game, named with its address, and the next game connects again.  After each game
 a line of W/D/L, score, Elo with its 95% error bar and the SPRT state is printed; the
 last line (``match ...``) is the machine-readable summary.
 """
@@ -30,7 +33,8 @@ from ...hub.client import EngineError, EngineProtocolError, EngineRefused, Engin
 from .adjudicate import Databases, judge_game_end
 from .dxp_client import DxpGameEnd
 from .elo import Sprt
-from .engines import check_command, check_limit, clock_note, kept_limit, open_client
+from .engines import (check_command, check_limit, clock_note, kept_limit, open_client,
+                      remote_address)
 from .openings import Opening, builtin, load_openings
 from .score import GameResult, Score
 
@@ -174,6 +178,10 @@ class Match:
             check_command(self.protocols[e], self.commands[e], who)
             check_limit(self.protocols[e], given[e], self.options[e], self.variant, who)
         self.given = given
+        self.remote = [remote_address(p, c) for p, c in zip(self.protocols, self.commands)]
+        for e, address in enumerate(self.remote):   # named before it is reached, if ever
+            if address and self.names[e] is None:
+                self.names[e] = address
         self.limits = [kept_limit(p, lim) for p, lim in zip(self.protocols, given)]
         notes = [clock_note(p, lim, self.names[e] or f"engine {e + 1}")
                  for e, (p, lim) in enumerate(zip(self.protocols, given))]
@@ -189,11 +197,18 @@ class Match:
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
 
+    def who(self, e: int) -> str:
+        """Engine ``e``'s name for what the runner reports: with its address if it is remote."""
+        name = self.names[e] or f"engine {e + 1}"
+        address = self.remote[e]
+        return f"{name} at {address}" if address and address != name else name
+
     # ----- engines -----------------------------------------------------------------
     def _client(self, index: int, worker: int) -> HubClient:
         client = open_client(self.protocols[index], self.commands[index], self.options[index],
                              self.given[index], self.log,
-                             f"w{worker}.{self.names[index] or f'e{index + 1}'}", self.dirs[index])
+                             f"w{worker}.{self.names[index] or f'e{index + 1}'}", self.dirs[index],
+                             self.args.hang_timeout)
         try:
             client.start(self.args.init_timeout)
         except EngineError:
@@ -244,9 +259,10 @@ class Match:
                 errors[e] = err
         return errors
 
-    def _failure(self, e: int, name: str, err: EngineError, limit: Limit, budget) -> str:
+    def _failure(self, e: int, err: EngineError, limit: Limit, budget) -> str:
         """Why engine ``e`` loses the game it gave no move in (counted in its figures): on
         time only if it said nothing at all; what it said instead is quoted."""
+        name = self.who(e)
         with self.lock:
             if isinstance(err, EngineTimeout) and limit.clock:
                 self.stats[e].time_losses += 1
@@ -257,6 +273,8 @@ class Match:
             return f"{name} refused the game: {err}"
         if isinstance(err, EngineProtocolError):
             return f"{name} broke the protocol: {err}"
+        if self.remote[e]:     # no process of ours: it went silent or the connection ended
+            return f"{name}: {err}, a forfeit"
         return f"{name} crashed or hung: {err}"
 
     @staticmethod
@@ -281,6 +299,10 @@ class Match:
 
         errors = self._prepare(clients, worker)
         for e, err in errors.items():
+            if self.remote[e]:                   # its operator runs it: a forfeit, not an abort
+                with self.lock:
+                    self.stats[e].crashes += 1
+                return lose(e, f"{self.who(e)}: {err}, a forfeit")
             if not self.started[e]:              # never worked: a wrong command, not a loss
                 self.error = f"engine {e + 1} ({self.commands[e]}) failed to start: {err}"
                 self.aborted = True
@@ -331,7 +353,7 @@ class Match:
                 self.log(f"game {number + 1}: {verdict.reason}")
                 return finished(verdict.result, verdict.reason)
             except EngineError as err:
-                return lose(e, self._failure(e, name, err, limit, budget))
+                return lose(e, self._failure(e, err, limit, budget))
             left = None
             if limit.clock:
                 left = clocks[e] = clocks[e] + limit.inc - reply.elapsed

@@ -15,13 +15,22 @@ oversteps its clock loses that game and is restarted).  Engines speak Hub, Hub v
 :mod:`.engines` for what each protocol can carry and :mod:`.adjudicate` for how a game a DXP
 engine ends itself is scored).
 
+A DXP engine on another host, run by its operator as at an olympiad, is given by its address
+instead of a command: ``--engine name=scan proto=dxp host=10.0.0.7 port=27531``.  The runner
+connects to it for its games and closes the connection when done; it never starts or stops
+it.  A refused connection, or a peer that accepts no game within ``--hang-timeout``, forfeits
+that game (the Termination names the address: ``scan at 10.0.0.7:27531: connection refused,
+a forfeit``); the event goes on with the other pairings and connects again at the engine's
+next game.  With ``--concurrency`` above 1, two games may connect to it at once.
+
 The state file is rewritten after every game: the same command continues an interrupted
 tournament, keeps every finished game and never plays one twice.  At the end: standings
 with Sonneborn-Berger, ratings fitted over all games with 95% error bars
 (:mod:`.ratings`), a crosstable, and every game in the PDN file.
 
-An engines file (TOML or JSON) lists the engines, each with ``name``, ``command`` and
-optionally ``protocol`` (hub, hub1 or dxp), ``dir``, ``tc``, ``depth``, ``nodes``, ``movetime``
+An engines file (TOML or JSON) lists the engines, each with ``name``, ``command`` (or, for
+a DXP engine on another host, ``host`` and ``port``) and optionally ``protocol`` (hub, hub1
+or dxp), ``dir``, ``tc``, ``depth``, ``nodes``, ``movetime``
 and ``options`` (Hub parameters)::
 
     [[engine]]
@@ -33,6 +42,12 @@ and ``options`` (Hub parameters)::
     name = "dame"
     command = "dame hub"
     tc = "10+0.1"
+
+    [[engine]]
+    name = "scan"
+    protocol = "dxp"
+    host = "10.0.0.7"
+    port = 27531
 """
 from __future__ import annotations
 
@@ -54,6 +69,7 @@ from ...about import summary
 from ...hub.client import EngineError
 from .adjudicate import Databases
 from .elo import signed
+from .dxp_client import ADDRESS, check_port
 from .engines import check_command, check_limit, clock_note
 from .ratings import fit_ratings
 from .cli import add_engine_guards, add_live, build_parser as match_parser
@@ -80,23 +96,56 @@ class EngineSpec:
     depth: int | None = None
     nodes: int | None = None
     movetime: float | None = None
+    host: str | None = None         # a DXP engine on another host: its address, no command
+    port: int | None = None
 
     def check(self) -> "EngineSpec":
-        if not self.name or not self.command.strip():
-            raise ValueError(f"engine {self.name or '?'}: a name and a command are needed")
-        check_command(self.protocol, self.command, f"engine {self.name}")
+        who = f"engine {self.name or '?'}"
+        if self.host is not None or self.port is not None:
+            self._check_address(who)
+        elif not self.name or not self.command.strip():
+            raise ValueError(f"{who}: a name and a command (or host= and port=) are needed")
+        check_command(self.protocol, self.target, who)
         if self.tc is not None:
             parse_tc(self.tc)
         return self
 
+    def _check_address(self, who: str) -> None:
+        if not self.name:
+            raise ValueError(f"{who}: a name is needed")
+        if self.command.strip():
+            raise ValueError(f"{who}: give a command or an address (host= port=), not both")
+        if self.protocol != "dxp":
+            raise ValueError(f"{who}: an engine on another host is reached by DXP only: proto=dxp")
+        if not self.host or self.port is None:
+            raise ValueError(f"{who}: an engine on another host needs both host= and port=")
+        if self.dir is not None:
+            raise ValueError(f"{who}: dir= is for a command, not for an engine on another host")
+        self.port = check_port(self.port, who)
+
+    @property
+    def target(self) -> str:
+        """What the match runner is given: the command, or the address ``dxp://HOST:PORT``."""
+        if self.host is None:
+            return self.command
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{ADDRESS}{host}:{self.port}"
+
+    def record(self) -> dict:
+        """The spec as the state file's signature keeps it (no address fields for a command,
+        so that a state written before they existed still matches)."""
+        return {k: v for k, v in asdict(self).items()
+                if k not in ("host", "port") or self.host is not None}
+
 
 KEYS = {"name": "name", "cmd": "command", "command": "command", "proto": "protocol",
         "protocol": "protocol", "dir": "dir", "tc": "tc", "depth": "depth", "nodes": "nodes",
-        "movetime": "movetime"}
+        "movetime": "movetime", "host": "host", "port": "port"}
 
 
 def parse_engine(tokens: list[str]) -> EngineSpec:
-    """``name=A cmd="rafle hub" option.eval=hand tc=5+0.1 proto=hub dir=/path``."""
+    """``name=A cmd="rafle hub" option.eval=hand tc=5+0.1 proto=hub dir=/path``, or for a
+    DXP engine on another host ``name=B proto=dxp host=10.0.0.7 port=27531``."""
     values: dict = {"options": {}}
     for token in tokens:
         key, eq, value = token.partition("=")
@@ -121,7 +170,9 @@ def _spec(values: dict) -> EngineSpec:
             tc=None if values.get("tc") is None else str(values["tc"]),
             depth=None if values.get("depth") is None else int(values["depth"]),
             nodes=None if values.get("nodes") is None else int(values["nodes"]),
-            movetime=None if values.get("movetime") is None else float(values["movetime"])).check()
+            movetime=None if values.get("movetime") is None else float(values["movetime"]),
+            host=None if values.get("host") is None else str(values["host"]),
+            port=values.get("port")).check()
     except (TypeError, AttributeError) as exc:
         raise ValueError(f"engine {values.get('name', '?')}: {exc}") from None
 
@@ -208,7 +259,7 @@ class Tournament:
 
     def _signature(self) -> dict:
         a = self.args
-        return {"engines": [asdict(s) for s in self.specs], "format": a.format, "games": a.games,
+        return {"engines": [s.record() for s in self.specs], "format": a.format, "games": a.games,
                 "variant": self.variant.name, "openings": a.openings, "max_plies": a.max_plies,
                 "limits": [asdict(lim) for lim in self.limits]}
 
@@ -242,7 +293,7 @@ class Tournament:
                             "init_timeout", "event"):
                     setattr(ns, key, common[key])
                 ns.games = self.args.games
-                ns.engine1, ns.engine2, ns.name1, ns.name2 = A.command, B.command, A.name, B.name
+                ns.engine1, ns.engine2, ns.name1, ns.name2 = A.target, B.target, A.name, B.name
                 ns.option1, ns.option2 = list(A.options.items()), list(B.options.items())
                 ns.protocol = f"{A.protocol},{B.protocol}"
                 ns.depth = ns.nodes = ns.movetime = None
@@ -438,7 +489,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rafle tournament", description=summary(__doc__))
     p.add_argument("--engine", action="append", nargs="+", default=[], metavar="KEY=VALUE",
                    help="an engine: name=NAME cmd=COMMAND [proto=hub|hub1|dxp] [dir=DIR] [tc=..] "
-                        "[depth=..] [nodes=..] [movetime=..] [option.PARAM=VALUE ...]")
+                        "[depth=..] [nodes=..] [movetime=..] [option.PARAM=VALUE ...]; a DXP "
+                        "engine on another host, run by its operator: name=NAME proto=dxp "
+                        "host=HOST port=PORT (no cmd)")
     p.add_argument("--engines", help="a TOML or JSON file of engines")
     p.add_argument("--format", choices=FORMATS, default="round-robin",
                    help="round-robin (every pair) or gauntlet (the first engine against each other)")
