@@ -1,6 +1,13 @@
 """``rafle train``: fit the learned evaluation to self-play positions and write its weights.
 
-    rafle train --data selfplay.npz [more.npz ...] --out weights-international.npz
+    rafle train --data data/selfplay/international --out weights-international.npz
+    rafle train --data selfplay.npz [more.npz runs/big ...] --out weights-international.npz
+
+The data are what ``rafle selfplay`` writes: ``.npz`` files of positions, run directories of
+``.npz`` chunks, and game store chunks (``.rgs``, :mod:`.gamestore`) or store directories, whose
+games are replayed into the same positions.  A store chunk of a directory that does not read
+back whole is skipped with a line on stderr naming it; a file named alone that does not read is
+an error.  Games of different files are numbered apart.
 
 Targets, from White's side: ``lambda * sigmoid(score / K) + (1 - lambda) * result``, the
 search's score and the game's result (1, 1/2, 0) blended; ``--lambda 1`` fits scores
@@ -23,13 +30,15 @@ from engine import BadInput, get_variant
 from engine import Fit, eval_tables, expected_result, extract_features, weight_block, widen
 
 from ..about import summary
+from . import gamestore
 from .selfplay import chunk_files
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="rafle train", description=summary(__doc__))
     p.add_argument("--data", nargs="+", required=True,
-                   help="rafle selfplay files (.npz) or run directories (every chunk in them)")
+                   help="rafle selfplay files (.npz), run directories (every chunk in them), game "
+                        "store chunks (.rgs) or store directories (data/selfplay/VARIANT)")
     p.add_argument("--out", required=True, help="the weight file to write (.npz)")
     p.add_argument("--version", default=None, help="a name for these weights (default: file name)")
     p.add_argument("--epochs", type=int, default=12,
@@ -56,41 +65,47 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _files(paths: list[str]) -> list[str]:
-    """The files named, a run directory of ``rafle selfplay`` standing for its chunks."""
-    files = []
+def _parts(paths: list[str]):
+    """(path, variant, positions) of each file named, a directory standing for its chunks:
+    a run's ``.npz`` chunks and a game store's ``.rgs`` chunks (one that does not read back
+    whole is skipped, with a line on stderr)."""
     for path in paths:
-        if os.path.isdir(path):
-            chunks = chunk_files(path)
-            if not chunks:
-                raise BadInput(f"{path} holds no self-play chunks")
-            files += [os.path.join(path, n) for n in chunks]
-        else:
-            files.append(path)
-    return files
+        if not os.path.isdir(path):
+            yield path, *(gamestore.load_chunk(path) if path.endswith(gamestore.SUFFIX)
+                          else _read_npz(path))
+            continue
+        npz, store = chunk_files(path), gamestore.chunk_names(path)
+        if not npz and not store:
+            raise BadInput(f"{path} holds no self-play chunks")
+        for name in npz:
+            yield os.path.join(path, name), *_read_npz(os.path.join(path, name))
+        yield from gamestore.read_store(path)
+
+
+def _read_npz(path: str) -> tuple[str, dict[str, np.ndarray]]:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return str(data["variant"]), {k: np.asarray(data[k]) for k in
+                                          ("white", "black", "kings", "turn", "score", "result",
+                                           "game")}
+    except (OSError, ValueError, KeyError) as exc:
+        raise BadInput(f"cannot read self-play file {path}: {exc}") from None
 
 
 def load(paths: list[str]) -> tuple[str, dict[str, np.ndarray]]:
     """The positions of every file (one variant), games renumbered apart."""
     parts, variant, offset = [], None, 0
-    for path in _files(paths):
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                part = {k: np.asarray(data[k]) for k in ("white", "black", "kings", "turn",
-                                                         "score", "result", "game")}
-                name = str(data["variant"])
-        except (OSError, ValueError, KeyError) as exc:
-            raise BadInput(f"cannot read self-play file {path}: {exc}") from None
+    for path, name, part in _parts(paths):
         if variant is not None and name != variant:
             raise BadInput(f"{path} holds {name} games, the others {variant}")
         variant = name
+        part = {k: part[k] for k in ("white", "black", "kings", "turn", "score", "result", "game")}
         part["game"] = part["game"] + offset
         offset = int(part["game"].max()) + 1 if len(part["game"]) else offset
         parts.append(part)
-    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    if not len(data["white"]):
+    if not parts or not sum(len(p["white"]) for p in parts):
         raise BadInput("no positions in the data")
-    return variant, data
+    return variant, {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
 def main(argv: list[str]) -> int:
