@@ -21,6 +21,7 @@ COMMANDS = {
     "tune": ("protocol.tools.match.tune", "tune search options by SPSA from self-play mini-matches, resumable"),
     "selfplay": ("protocol.tools.selfplay", "play Rafle against itself for training positions"),
     "train": ("protocol.tools.train", "fit the learned evaluation to self-play positions"),
+    "analyse": ("protocol.tools.analyse", "analyse games: evaluations, mistakes, accuracy, annotated PDN"),
     "book": ("protocol.tools.book", "build an opening book by searching; show book moves"),
     "egdb": ("protocol.tools.egdb", "build endgame databases; probe and list them"),
     "warm": ("protocol.tools.warm", "compile every kernel into the cache now (first run after install)"),
