@@ -305,6 +305,7 @@ class Store:
             os.makedirs(directory, exist_ok=True)
         except OSError as exc:
             raise BadInput(f"cannot use {directory} for the game store: {exc}") from None
+        build()             # the commit the run started from, not the one when a chunk is written
 
     def path(self, seed: int, first: int) -> str:
         return os.path.join(self.dir, f"chunk-{seed}-{first:07d}{SUFFIX}")
