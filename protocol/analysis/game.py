@@ -15,8 +15,8 @@ a mistake ``?`` from 10, a blunder ``??`` from 15.  A forced move (the only one 
 allow) is never marked, and counts in no average.
 
 Shots: with ``find_shots``, each position where the mover had a choice is asked of
-:func:`protocol.analysis.shots.shot_at` (written elsewhere; skipped while it is absent) for a
-forced winning combination, and one the player did not start is a missed shot.
+:func:`protocol.analysis.shots.shot_at` for a forced winning combination; one the player did not
+start (the move played begins no line that wins as much) is a missed shot.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Callable
 
 from engine import (Limits, Position, Searcher, egdb_dirs, egdb_load, egdb_value_name,
-                    legal_moves, move_from_pdn, move_to_pdn, play, pos_to_fen, BadInput)
+                    legal_moves, move_to_pdn, play, pos_to_fen)
 
 from .winprob import K, win_probability
 
@@ -215,10 +215,7 @@ def _judge(positions, moves, scores, lines, k: float) -> list[MoveAnalysis]:
 
 def _shots(positions, analysed: list[MoveAnalysis], limits: Limits, searcher: Searcher) -> None:
     """Mark the shots the players missed (needs :mod:`protocol.analysis.shots`)."""
-    try:
-        from .shots import shot_at
-    except ImportError:
-        return
+    from .shots import shot_at, shot_moves
     for m in analysed:
         if m.forced:
             continue
@@ -226,11 +223,9 @@ def _shots(positions, analysed: list[MoveAnalysis], limits: Limits, searcher: Se
         shot = shot_at(pos, searcher, limits)
         if shot is None or not shot.line:
             continue
-        try:
-            first = move_from_pdn(pos, shot.line[0])
-        except BadInput:
-            continue
-        if move_to_pdn(pos, first) != m.move:
+        # played: the move starts a line that wins as much (not only the shot's own line)
+        starts = {move_to_pdn(pos, move) for move, _ in shot_moves(pos, min_gain=shot.gain)}
+        if m.move not in starts:
             m.shot = list(shot.line)
             m.shot_gain, m.shot_depth = int(shot.gain), int(shot.depth)
 

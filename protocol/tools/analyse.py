@@ -221,11 +221,6 @@ def main(argv: list[str]) -> int:
     limits = _limits(args)
     said = describe(limits)
     find_shots = bool(args.puzzles or args.html)
-    if args.puzzles and not _has_shots():
-        print("rafle analyse: no shot finder here (protocol/analysis/shots.py, puzzles.py): "
-              "no puzzles",
-              file=sys.stderr)
-        find_shots = bool(args.html)
     games, refused = read_files(args.files)
     for r in refused:
         print(f"rafle analyse: refused {r}", file=sys.stderr)
@@ -286,14 +281,6 @@ def _run(args, todo, limits, find_shots, state, done, said) -> bool:
     return False
 
 
-def _has_shots() -> bool:
-    try:
-        from ..analysis import puzzles, shots    # noqa: F401  (written elsewhere; may be absent)
-    except ImportError:
-        return False
-    return True
-
-
 def _write_outputs(args, analysed) -> None:
     annotator = f"Rafle {version()}"
     with open(args.out, "w", encoding="utf-8") as f:
@@ -301,10 +288,15 @@ def _write_outputs(args, analysed) -> None:
     if args.html:
         with open(args.html, "w", encoding="utf-8") as f:
             f.write(html_report([a for _, _, a in analysed]))
-    if args.puzzles and _has_shots():
-        from ..analysis.puzzles import Puzzle, write_puzzles
+    if args.puzzles:
+        from ..analysis.puzzles import Puzzle, verify_puzzle, write_puzzles
         found = [Puzzle(**p) for _, game, a in analysed for p in puzzles(game.game(), a)]
-        write_puzzles(found, args.puzzles)
+        searcher = Searcher()
+        kept = [p for p in found if verify_puzzle(p, searcher) is None]
+        write_puzzles(kept, args.puzzles)
+        if not args.quiet:
+            print(f"puzzles: {len(kept)} of {len(found)} missed shots verified (unique, forced, "
+                  f"confirmed by a deeper search or the databases), in {args.puzzles}")
 
 
 def _fit(path: str) -> int:
