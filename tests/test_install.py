@@ -3,6 +3,8 @@ from, or a built wheel (Rafle is not on a package index, so "rafle[gui]" finds n
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from engine import install
@@ -48,3 +50,21 @@ def test_every_message_names_a_command_that_works():
                 assert "rafle[" not in text, path
     for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         assert "rafle[" not in page.read_text(encoding="utf-8"), page
+
+
+def test_the_wheel_has_the_version_and_leaves_the_data_and_docs_out(tmp_path):
+    """``rafle --version``, the Hub's ``id`` line (tests/test_docs.py) and the wheel agree; the
+    kept self-play games (data/) and the documentation (docs/) are not installed."""
+    import tomllib
+    import zipfile
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q",
+                    "-w", str(tmp_path)], check=True, capture_output=True, timeout=600)
+    wheel, = tmp_path.glob("rafle-*.whl")
+    assert wheel.name == f"rafle-{declared}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        metadata = z.read(f"rafle-{declared}.dist-info/METADATA").decode()
+    assert f"\nVersion: {declared}\n" in metadata
+    assert not [n for n in names if n.startswith(("data/", "docs/", "tests/"))]
+    assert "engine/data/weights-international.npz" in names
