@@ -7,8 +7,9 @@ move, for the match runner's.
 * ``silent``: never answers (not even ``stop``);
 * ``illegal``: answers a move that is not legal (``done move=1-2``);
 * ``slowstart``: never finishes the handshake;
-* ``first``: answers the first legal move of the position it was given (``first SECONDS``:
-  after that long, so that a watched game shows its moves one by one).
+* ``first``: answers ``info depth=1 score=0.50`` and the first legal move of the position it
+  was given (``first SECONDS``: after that long, so that a watched game shows its moves one by
+  one).
 """
 import shlex
 import sys
@@ -45,4 +46,5 @@ for line in sys.stdin:
             print("done move=1-2", flush=True)
         if mode == "first":
             time.sleep(delay)
+            print("info depth=1 score=0.50", flush=True)
             print(f"done move={move_to_hub(legal_moves(pos)[0])}", flush=True)

@@ -2,6 +2,7 @@
 ``fake_hub1.py``, ``fake_hub.py first``): a DXP engine that ends games at its move limit is
 adjudicated, never forfeited; its clock is what its GAMEREQ said; what it sends in place
 of a move is named; the scoring of each GAMEEND result code; Hub-1's lines."""
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -153,6 +154,22 @@ def test_a_tournament_of_a_dxp_engine_that_ends_at_its_move_limit_and_a_hub1_eng
     assert log.count(".dxp <- E00") == log.count(".dxp -> E00") == 4 and ".old < go" in log
     # the engine was told 1 minute and 4 moves in every game, as follower of either colour
     assert sorted(requests.read_text().split("\n")[:-1]) == ["1.0 4 W"] * 2 + ["1.0 4 Z"] * 2
+
+
+def test_each_engine_move_carries_its_score_depth_and_time_in_the_pdn(tmp_path, capsys):
+    """As cutechess writes them: ``{+0.50/1 0.012s}`` after a Hub engine's move (its last
+    info line), ``{0.012s}`` after a DXP engine's, which says nothing else."""
+    out, games = play_match(tmp_path, capsys, "--protocol", "hub,dxp", "--engine1", HUB,
+                            "--engine2", dxp("limit"), "--tc", "4/60", "--games", "2",
+                            "--concurrency", "1")
+    for g in games:
+        hub_moves_white = g.tags["White"] == "fake"              # fake_hub.py's id name
+        said = [g.notes[i + 1].comment for i in range(len(g.moves)) if i + 1 in g.notes]
+        assert len(said) == len(g.moves) - 3                     # all but the 3 opening plies
+        for ply, comment in zip(range(3, len(g.moves)), said):
+            hub = (ply % 2 == 0) == hub_moves_white
+            form = r"\+0\.50/1 \d+\.\d{3}s" if hub else r"\d+\.\d{3}s"
+            assert re.match(form + r"( |$)", comment), (ply, comment)   # the last: + the end
 
 
 def test_a_dxp_engine_is_timed_by_the_clock_its_gamereq_gave_it(tmp_path, capsys):

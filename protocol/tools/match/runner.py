@@ -26,8 +26,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from engine import (INTERNATIONAL, WHITE, BadInput, Game, get_variant, move_from_hub, move_to_hub,
-                    pos_to_hub, write_pdn)
+from engine import (INTERNATIONAL, WHITE, BadInput, Game, Note, get_variant, move_from_hub,
+                    move_to_hub, pos_to_hub, write_pdn)
 
 from ...hub.client import EngineError, EngineProtocolError, EngineRefused, EngineTimeout, HubClient
 from .adjudicate import Databases, judge_game_end
@@ -67,6 +67,17 @@ class Limit:
 TC_FORMS = "[MOVES/]BASE[+INC], times in seconds or with units: 10+0.1, 5m+2s, 1m30s, 40/5m"
 _NUMBER = r"(?:\d+(?:\.\d*)?|\.\d+)"
 _TIME = re.compile(rf"(?:(?P<h>{_NUMBER})h)?(?:(?P<m>{_NUMBER})m)?(?:(?P<s>{_NUMBER})s?)?")
+
+
+def move_comment(info: dict[str, str], seconds: float) -> str:
+    """What a move's engine said of it, as cutechess writes it after each move: the score (the
+    mover's view, as the engine gave it) and depth of its last ``info``, then the time it took:
+    ``+0.15/17 1.234s``; only the time for an engine that says nothing (DXP)."""
+    score, depth = info.get("score"), info.get("depth")
+    said = ""
+    if score and depth:
+        said = f"{'' if score.startswith(('-', '+')) else '+'}{score}/{depth} "
+    return f"{said}{seconds:.3f}s"
 
 
 def parse_seconds(text: str) -> float:
@@ -290,12 +301,14 @@ class Match:
         game = Game(opening.start)
         for move in opening.moves:
             game.push(move)
+        notes: dict[int, Note] = {}          # each engine move's score, depth and time
 
         def lose(engine: int, reason: str) -> GameResult:
             side_white = engine == white
             self.log(f"game {number + 1}: {reason}")
             clients[engine] = shut(clients[engine])
-            return GameResult(number, white, game, "0-2" if side_white else "2-0", reason, index)
+            return GameResult(number, white, game, "0-2" if side_white else "2-0", reason, index,
+                              notes)
 
         errors = self._prepare(clients, worker)
         for e, err in errors.items():
@@ -326,7 +339,7 @@ class Match:
                 for e, lim in enumerate(self.limits):
                     if lim.clock and not lim.moves and spent[e][1] > 0:
                         self.stats[e].game_shares.append((moved[e], spent[e][0] / spent[e][1]))
-            return GameResult(number, white, game, result, reason, index)
+            return GameResult(number, white, game, result, reason, index, notes)
 
         start = pos_to_hub(game.start)
         while True:
@@ -380,6 +393,7 @@ class Match:
             try:
                 move = move_from_hub(pos, reply.move)
                 game.push(move)   # also refuses what the game forbids (Frisian's king rule)
+                notes[len(game.moves)] = Note(comment=move_comment(reply.info, reply.elapsed))
                 if self.live:
                     timed = any(lim.clock for lim in self.limits)
                     self.live.moved(self.live_key(number), game, {
@@ -439,7 +453,7 @@ class Match:
                 "Result": r.result, "Termination": r.reason,
                 "TimeControl": self.limits[r.white].describe(),
                 "PlyCount": str(len(r.game.moves))}
-        text = write_pdn(r.game, tags, r.reason)
+        text = write_pdn(r.game, tags, r.reason, r.notes)
         if self.live:
             self.live.end(self.live_key(r.number), white, black, r.result, r.reason,
                           len(r.game.moves))

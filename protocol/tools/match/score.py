@@ -99,6 +99,7 @@ class GameResult:
     result: str                         # '2-0', '1-1', '0-2'
     reason: str
     opening: int
+    notes: dict = field(default_factory=dict)   # ply -> engine.Note: what each move's engine said
 
     def points(self, engine: int) -> float:
         white_points = {"2-0": 1.0, "1-1": 0.5, "0-2": 0.0}[self.result]

@@ -377,7 +377,7 @@ class Tournament:
                 "PlyCount": str(len(r.game.moves))}
         record = {"id": gid, "a": a, "b": b, "white": white, "black": black, "result": r.result,
                   "reason": r.reason, "plies": len(r.game.moves), "score_a": r.points(0),
-                  "pdn": write_pdn(r.game, tags, r.reason)}
+                  "pdn": write_pdn(r.game, tags, r.reason, r.notes)}
         if self.live:
             self.live.end(pair.live_key(r.number), white, black, r.result, r.reason,
                           len(r.game.moves))
