@@ -11,6 +11,13 @@ A position is read as strictly as Scan 2.0's ``pos_from_hub`` (src/fen.cpp) read
 to move in lower case, ``w`` or ``b``, then 50 squares of ``w b W B e``.  Anything else is
 answered ``error bad position`` and, as Scan does, the board stays the one before (a ``go``
 then searches that board).  ``python tests/fake_hub1.py refuse`` refuses every position so.
+
+``python tests/fake_hub1.py depths [N]`` is a peer for ``rafle bench --depth-times --peer``: it
+also takes ``set <name> <value>`` (Scan's ``set book false``), and answers ``go`` with ``info``
+lines in Scan 2.0's positional format (``info <depth> <mean depth> <score> <nodes> <time>
+<speed> <pv>``, its src/search.cpp ``disp_best_move``) for depths 1 to N (default 8): depth d
+at DEPTH_TIME * d seconds with d * d * 1000 nodes, and at depth 3 a second line (a new best
+move) 0.1 s later, before its ``move``.
 """
 import sys
 
@@ -24,6 +31,14 @@ def out(line: str) -> None:
 
 
 REFUSE = sys.argv[1:] == ["refuse"]
+DEPTHS = int(sys.argv[2]) if sys.argv[1:2] == ["depths"] and len(sys.argv) > 2 else \
+    8 if sys.argv[1:2] == ["depths"] else 0
+DEPTH_TIME = 0.25
+
+
+def scan_info(depth: int, seconds: float, nodes: int, pv: str) -> str:
+    speed = 0.0 if seconds < 0.1 else nodes / seconds
+    return f"info {depth} {depth:.1f} {10 * depth} {nodes} {seconds:.2f} {speed / 1e6:.1f} {pv}"
 
 
 def scan_position(text: str):
@@ -58,6 +73,15 @@ for line in sys.stdin:
         level = args
     elif command == "time" and len(args) == 1 and args[0].isdigit():
         level = args
+    elif command == "set" and len(args) == 2 and DEPTHS:
+        pass
+    elif command == "go" and not args and pos is not None and level is not None and DEPTHS:
+        move = move_to_hub(legal_moves(pos)[0])
+        for depth in range(1, DEPTHS + 1):
+            out(scan_info(depth, DEPTH_TIME * depth, depth * depth * 1000, move))
+            if depth == 3:
+                out(scan_info(depth, DEPTH_TIME * depth + 0.1, depth * depth * 1000 + 7, move))
+        out(f"move {move}")
     elif command == "go" and not args and pos is not None and level is not None:
         out(f"info depth 1 score 0 level {' '.join(level)}")
         out(f"move {move_to_hub(legal_moves(pos)[0])}")

@@ -110,7 +110,7 @@ class HubClient:
         while not self._intro(self._next(deadline, "wait")[1]):
             pass
         for name, value in self.options.items():
-            self.send(f"set-param name={quote(name)} value={quote(value)}")
+            self.send(self._option_line(name, value))
         self.send("init")
         while parse_line(self._next(deadline, "ready")[1])[0] != "ready":
             pass
@@ -267,7 +267,7 @@ class HubClient:
             stamp, line = got
             command, args = parse_line(line)
             if command == "info":
-                info = args
+                info = args = self._info_of(line, args)
                 if on_info is not None:
                     on_info(args)
             elif command == self.ANSWER:
@@ -281,6 +281,16 @@ class HubClient:
     ANSWER = "done"
     ERROR_REFUSES = False       # version 2: an ``error`` may answer a line the engine can skip
     asked = ""                  # the position line of the last search
+
+    @staticmethod
+    def _option_line(name: str, value: str) -> str:
+        """The line that sets an engine parameter before ``init``."""
+        return f"set-param name={quote(name)} value={quote(value)}"
+
+    @staticmethod
+    def _info_of(line: str, args: dict[str, str]) -> dict[str, str]:
+        """The named fields of an ``info`` line (version 2 names them itself)."""
+        return args
 
     def _intro(self, line: str) -> bool:
         """Take one line of the engine's introduction (``id``, ``param``); True at its end."""

@@ -14,7 +14,15 @@ Scan 2.0's ``hub_loop`` (its src/main.cpp) reads and writes them:
 * a new game is ``new`` (version 2's ``new-game``);
 * the engine introduces itself with ``name ...`` (and ``author``, ``country``) and ends with
   ``wait``; ``init`` is answered ``ready``, ``ping`` ``pong``, as in version 2;
-* there are no parameters to set (the match runner refuses options for such an engine).
+* an ``info`` line is positional: ``info <depth> <mean depth> <score> <nodes> <time> <speed>
+  <pv ...>`` (Scan 2.0's ``disp_best_move``, src/search.cpp: the score in hundredths of a
+  man, the time in seconds with two decimals, the speed in millions of nodes a second), written
+  when a root move becomes the best one, from depth 12 on (depth 0: a book or forced move); the
+  client hands it on with version 2's names (``depth``, ``mean-depth``, ``score`` in men,
+  ``nodes``, ``time``, ``nps``, ``pv``);
+* there are no declared parameters; Scan 2.0 reads ``set <name> <value>`` into its scan.ini
+  variables (``set book false``), which is how the client sends its options (the match runner
+  refuses options for such an engine).
 
 Hub-1 has no depth or node limit.  An engine that answers ``error`` (Scan 2.0: ``error bad
 position``) has refused the position and would search the board it had before: the search
@@ -26,6 +34,7 @@ from __future__ import annotations
 from engine import move_from_hub, play, pos_from_hub, pos_to_hub
 
 from .client import HubClient, parse_line
+from .wire import score_text
 
 
 def hub1_position(position: str) -> str:
@@ -51,6 +60,24 @@ def _ms(seconds: str) -> int:
     return max(round(float(seconds) * 1000), 0)
 
 
+INFO_FIELDS = ("depth", "mean-depth", "score", "nodes", "time", "nps")
+
+
+def info_fields(line: str) -> dict[str, str] | None:
+    """Scan 2.0's positional ``info`` line with version 2's names, or None for another form."""
+    words = line.split()
+    if len(words) < 1 + len(INFO_FIELDS) or not words[1].isdigit():
+        return None
+    fields = dict(zip(INFO_FIELDS, words[1:]))
+    try:
+        fields["score"] = score_text(int(fields["score"]))
+        int(fields["nodes"]), float(fields["time"]), float(fields["nps"])
+    except ValueError:
+        return None
+    fields["pv"] = " ".join(words[1 + len(INFO_FIELDS):])
+    return fields
+
+
 class Hub1Client(HubClient):
     """One Hub version 1 engine process."""
 
@@ -67,6 +94,14 @@ class Hub1Client(HubClient):
 
     def new_game(self) -> None:
         self.send("new")
+
+    @staticmethod
+    def _option_line(name: str, value: str) -> str:
+        return f"set {name} {value}"
+
+    @staticmethod
+    def _info_of(line: str, args: dict[str, str]) -> dict[str, str]:
+        return info_fields(line) or args
 
     def _ask(self, position: str, moves: list[str], level: list[str], analyze: bool) -> None:
         pos = pos_from_hub(position)

@@ -5,7 +5,8 @@ the signature that commits quote (``tests/test_bench.py`` pins it).  Each positi
 before every position), so the total node count depends only on the search code:
 any change of search behaviour changes it, and every commit that does says so.
 ``--dame`` searches the same positions with dame-rs (``dame.Engine``) in the same
-run and prints its speed next to ours.
+run and prints its speed next to ours; ``--depth-times --peer COMMAND`` times a Hub version 1
+engine (Scan 2.0) to each depth next to Rafle.
 """
 from __future__ import annotations
 
@@ -107,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="--depth-times: the deepest iteration (default %(default)s)")
     ap.add_argument("--max-time", type=float, default=20.0,
                     help="--depth-times: seconds a position is searched at most (default %(default)s)")
+    ap.add_argument("--peer", metavar="COMMAND",
+                    help="--depth-times: also time a Hub version 1 engine (Scan 2.0's hub.sh) on "
+                         "each position, after Rafle's search of it, and print the ratios")
     return ap
 
 
@@ -119,12 +123,14 @@ def main(argv: list[str]) -> int:
     if args.profile:
         return profile.report(args.depth, [x for name, value in options.items()
                                            for x in (f"--{name}", value)])
+    if args.peer is not None and not args.depth_times:
+        ap.error("--peer goes with --depth-times")
     if args.depth_times:
         if args.max_depth < 1 or args.max_time <= 0:
             ap.error("--max-depth must be at least 1 and --max-time above 0")
         try:
             cases = depthtimes.positions(args.positions, POSITIONS)
-            depthtimes.report(cases, args.max_depth, args.max_time, options)
+            depthtimes.report(cases, args.max_depth, args.max_time, options, peer=args.peer)
         except ValueError as exc:
             ap.error(str(exc))
         return 0
