@@ -16,6 +16,8 @@ Messages to the page:
 * ``engine``: the engine starts, is ready, or failed (crashed or silent) and why;
 * ``pdn``: the record as PDN text (answer to ``save``);
 * ``peek``: a variation's position (answer to ``peek``; the game does not change);
+* ``review``: the game's analysis runs (``done``/``total``), is ``done`` (each move's
+  record), ``cancelled`` or ``failed`` (:mod:`protocol.gui.review`);
 * ``error``: what was wrong with a request.
 
 The session itself keeps the game and dispatches the requests (:data:`HANDLERS`); the rest
@@ -25,8 +27,10 @@ requests), a loaded PDN's comments, variations and annotations
 (:mod:`protocol.gui.annotations`: ``state``'s ``notes``), several analysis lines and
 database marks (:mod:`protocol.gui.analysis`: the ``lines`` request, ``info``'s ``line``,
 ``state``'s ``db``), the editor's position (:mod:`protocol.gui.editor`: the ``edit``
-request), clocks and endings (:mod:`protocol.gui.table`) and the saved game
-(:mod:`protocol.gui.store`).
+request), the game reviewed in the background and learn mode (:mod:`protocol.gui.review`:
+the ``review`` and ``learn`` requests, ``state``'s ``review``), puzzle mode
+(:mod:`protocol.gui.puzzles`: ``puzzles`` and ``puzzle``, ``state``'s ``puzzle``), clocks
+and endings (:mod:`protocol.gui.table`) and the saved game (:mod:`protocol.gui.store`).
 """
 from __future__ import annotations
 
@@ -37,7 +41,7 @@ from engine import (BLACK, VARIANTS, WHITE, BadInput, Game, Move, Position, Vari
                     get_variant, move_from_pdn, move_to_pdn, parse_position, pos_to_fen)
 from protocol.levels import LEVELS
 
-from . import analysis, annotations, editor, record
+from . import analysis, annotations, editor, puzzles, record, review
 from .analysis import Databases
 from .driver import ENGINE, HUMAN, EngineDriver, Player
 from .engine import EngineSeat
@@ -80,6 +84,9 @@ class BoardSession(EngineDriver):
         self.databases = Databases()
         # A loaded PDN's comments and variations (protocol.gui.annotations), and its moves.
         self.notes = annotations.Notes()
+        # The game reviewed in the background, learn mode (review.py) and puzzles (puzzles.py).
+        self.review = review.Reviewer(self)
+        self.puzzles: puzzles.PuzzleRun | None = None
         # Clocks, endings, names (table.py); the saved game (store.py, set by the server).
         self.table = Table(self)
         self.game_id: str | None = None
@@ -144,6 +151,8 @@ class BoardSession(EngineDriver):
         if self.task and self.task["mode"] == "think":
             raise BadInput("the engine is thinking: stop it first, or wait for its move")
         move = self._read_move(pos, msg)
+        if self.review.takes(move) or puzzles.takes(self, move):   # judged, not played
+            return
         self._halt()
         self.game.push(move)
         self.running, self.message = True, ""
@@ -331,6 +340,8 @@ class BoardSession(EngineDriver):
             "multipv": self.multipv, "db": self.databases.marks(pos, allowed),
             "first_mover": "white" if v.white_starts else "black",
             "notes": annotations.as_json(self.notes.of(whole), whole.positions),
+            "review": self.review.view(whole),
+            "puzzle": None if self.puzzles is None else self.puzzles.view(),
             **self.table.view(), "game": self.game_id, "saved": self.snapshot(),
         }
 
@@ -345,6 +356,7 @@ class BoardSession(EngineDriver):
             self._save(self.snapshot())
             self.table.close()
             self._halt()
+        self.review.close()
         self.seat.close()
 
     # ----- the outcome, saved games (store.py) and the table's requests (table.py) ---------
@@ -409,6 +421,9 @@ HANDLERS: dict[str, Callable[[BoardSession, dict], None]] = {
     "load": record.load_pdn, "save": record.save, "peek": record.peek_variation,
     "promote": record.promote,
     "lines": analysis.set_lines, "edit": editor.set_edited,
+    # The game reviewed, learn from your mistakes (review.py), puzzles (puzzles.py).
+    "review": review.review, "learn": review.learn,
+    "puzzles": puzzles.load, "puzzle": puzzles.choose,
 }
 # Timed games, endings, names (table.py) and the page's copy of its game (store.py).
 HANDLERS.update({

@@ -10,6 +10,7 @@ import { AnalysisLines, renderDatabase } from "./lines.js";
 import { Editor } from "./editor.js";
 import { Clocks, chosenClock, showClockFields } from "./clock.js";
 import { adopt, keep, savedCopy, socketUrl } from "./store.js";
+import { Review } from "./review.js";
 
 const $ = (id) => document.getElementById(id);
 let ws = null;
@@ -48,6 +49,7 @@ const graph = new EvalGraph($("graph"), {
     return `${number}.${opens ? "" : ".."} ${state.record[ply - 1].text}`;
   },
 });
+const review = new Review(board, send);
 const editor = new Editor(board, send, () => { if (state) { board.set(state); lines.arrows(state); } });
 board.onPremove = (p) => {
   $("message").textContent = p ? `premove ${p.from}-${p.to}: played as soon as it is your turn (click elsewhere to cancel)` : "";
@@ -144,6 +146,7 @@ const handlers = {
     lines.sync(m);
     if (!editor.accepted(m)) board.set(m, animate);
     showState(m);
+    review.show(m);
     if (board.premove) board.onPremove(board.premove);
     soundFor(before, m);
     if (before && (before.fen !== m.fen || before.variant !== m.variant)) board.preFrom = null;
@@ -186,6 +189,7 @@ const handlers = {
     a.remove();
     setTimeout(() => URL.revokeObjectURL(a.href), 5000);
   },
+  review(m) { review.message(m); },
   error(m) { if (!editor.refused(m.message)) showError(m.message); },
   peek(m) {
     if (!state || editor.active) return;
@@ -329,7 +333,8 @@ document.addEventListener("keydown", (e) => {
                  n: () => $("btn-new").click(), u: () => send({ type: "undo" }), r: () => send({ type: "redo" }),
                  g: () => send({ type: "go" }), s: () => send({ type: "stop" }), f: () => $("btn-flip").click(),
                  a: () => $("btn-analyze").click(), m: () => $("move-input").focus(),
-                 c: () => toggle(board, "coords", settingChanged), e: () => $("btn-editor").click() };
+                 c: () => toggle(board, "coords", settingChanged), e: () => $("btn-editor").click(),
+                 v: () => review.toggle(), l: () => $("btn-learn").click() };
   const act = keys[e.key];
   if (act && !e.ctrlKey && !e.metaKey && !e.altKey) { e.preventDefault(); act(); }
 });
