@@ -13,20 +13,22 @@ from __future__ import annotations
 
 from engine import BadInput, Position, get_variant, parse_position, perft, pos_to_fen
 
-from .raylink import RETRIES, ClusterError, injected_fault, ray_module
+from collections import Counter
+
+from .raylink import RETRIES, ClusterError, injected_fault, node_id, ray_module
 from .suite import Count, Progress, count
 
 
-def subtree(variant: str, fen: str, depth: int, bulk: bool, paths: bool) -> int:
-    """One task: perft(depth) of one position, in a Ray worker."""
+def subtree(variant: str, fen: str, depth: int, bulk: bool, paths: bool) -> tuple[int, str]:
+    """One task: perft(depth) of one position, in a Ray worker, and the node it ran on."""
     injected_fault()
-    return perft(parse_position(fen, get_variant(variant)), depth, bulk, paths=paths)
+    return perft(parse_position(fen, get_variant(variant)), depth, bulk, paths=paths), node_id()
 
 
 def count_on_ray(pos: Position, depth: int, bulk: bool = True, progress: Progress | None = None,
-                 paths: bool = False, plies: int = 2) -> Count:
+                 paths: bool = False, plies: int = 2, where: Counter | None = None) -> Count:
     """perft(depth) of ``pos`` by Ray tasks, one per line of ``plies`` moves from the root
-    (Ray must be connected: :func:`connect`)."""
+    (Ray must be connected: :func:`connect`).  ``where`` counts the tasks each node ran."""
     ray = ray_module()
     if depth <= plies:
         raise BadInput(f"--ray splits the tree after {plies} plies: give --depth {plies + 1} or more")
@@ -42,10 +44,12 @@ def count_on_ray(pos: Position, depth: int, bulk: bool = True, progress: Progres
             ready, pending = ray.wait(pending, num_returns=1)
             for ref in ready:
                 try:
-                    n = ray.get(ref)
+                    n, node = ray.get(ref)
                 except Exception as exc:     # retries spent: the worker kept dying, or the task failed
                     missing.append(f"{refs[ref].name} ({type(exc).__name__})")
                     continue
+                if where is not None:
+                    where[node] += 1
                 yield refs[ref], n
         if missing:
             raise ClusterError(f"{len(missing)} of {len(refs)} subtrees were not counted, no total: "

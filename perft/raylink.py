@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import platform
 import socket
+from collections import Counter
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as installed_version
 
@@ -20,6 +21,8 @@ from engine import install_command
 RETRIES = 3                     # a task whose worker dies is run again up to this many times
 FAULT = "RAFLE_RAY_FAULT"       # tests: the first task to find no file at this path ends its worker
 SKEW = "RAFLE_RAY_VERSION"      # tests: a worker reports this as its Rafle version
+AUTH = "RAY_AUTH_MODE"          # Ray 2.60: "token" where the cluster asks for its token
+_STANDARD = {"CPU", "GPU", "memory", "object_store_memory"}
 
 
 class ClusterError(Exception):
@@ -69,14 +72,27 @@ def _check_reachable(address: str, seconds: float = 5.0) -> None:
                            f"{getattr(exc, 'strerror', None) or exc}") from None
 
 
+def _token_here() -> bool:
+    """A Ray authentication token is on this machine (Ray's own places for it)."""
+    return bool(os.environ.get("RAY_AUTH_TOKEN")
+                or os.path.isfile(os.environ.get("RAY_AUTH_TOKEN_PATH")
+                                  or os.path.expanduser("~/.ray/auth_token")))
+
+
 def connect(address: str | None, cpus: int | None = None) -> bool:
     """Join the cluster at ``address`` (``auto``, ``ray://host:port``, host:port) or,
-    without one, start a local Ray instance.  True if this call started Ray."""
+    without one, start a local Ray instance.  True if this call started Ray.
+
+    Ray 2.60 clusters ask for a token (``RAY_AUTH_MODE=token``): Ray itself turns that on
+    for ``auto`` when a token is on this machine, but not for an address given; Rafle does
+    the same for both, so that ``--ray HOST:PORT`` joins where ``--ray auto`` would."""
     ray = ray_module()
     if address and address != "auto":
         _check_reachable(address)
     if ray.is_initialized():
         return False
+    if address and AUTH not in os.environ and _token_here():
+        os.environ[AUTH] = "token"
     env = {name: os.environ[name] for name in (FAULT, SKEW) if name in os.environ}
     kwargs = dict(log_to_driver=False, include_dashboard=False, runtime_env={"env_vars": env})
     try:
@@ -86,6 +102,9 @@ def connect(address: str | None, cpus: int | None = None) -> bool:
             ray.init(num_cpus=cpus, **kwargs)
     except Exception as exc:         # Ray raises many kinds: a refused address, a bad version...
         said = " ".join(str(exc).split())[:400] or type(exc).__name__    # Ray's, on one line
+        if address and os.environ.get(AUTH, "").lower() != "token":
+            said += (f" (a cluster with token authentication, on by default in Ray 2.60, needs "
+                     f"{AUTH}=token and its token here: ~/.ray/auth_token or RAY_AUTH_TOKEN)")
         raise ClusterError(f"cannot {'join Ray at ' + address if address else 'start Ray'}: "
                            f"{said}") from None
     try:
@@ -137,11 +156,18 @@ def check_versions(ray, timeout: float = 120.0) -> None:
              probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(
                  n["NodeID"], soft=False)).remote()
              for n in ray.nodes() if n.get("Alive")}
-    try:
-        answers = dict(zip(asked, ray.get(list(asked.values()), timeout=timeout)))
-    except Exception as exc:         # noqa: BLE001 -- a node that cannot run the probe
-        raise ClusterError(f"cannot ask the cluster's nodes for their versions: "
-                           f"{' '.join(str(exc).split())[:300]}") from None
+    gone = tuple(getattr(ray.exceptions, name) for name in ("TaskUnschedulableError",
+                                                          "NodeDiedError")
+                 if hasattr(ray.exceptions, name))
+    answers = {}
+    for node, ref in asked.items():
+        try:
+            answers[node] = ray.get(ref, timeout=timeout)
+        except gone:                 # a node lost a moment ago, still listed alive: not ours to refuse
+            continue
+        except Exception as exc:     # noqa: BLE001 -- a node that cannot run the probe
+            raise ClusterError(f"cannot ask the cluster's nodes for their versions: "
+                               f"{' '.join(str(exc).split())[:300]}") from None
     problem = skew(versions(), answers)
     if problem:
         raise ClusterError(problem)
@@ -150,3 +176,27 @@ def check_versions(ray, timeout: float = 120.0) -> None:
 def disconnect(started: bool) -> None:
     if started:
         ray_module().shutdown()
+
+
+def node_id() -> str:
+    """In a Ray task or actor: the id of the node it runs on."""
+    return ray_module().get_runtime_context().get_node_id()
+
+
+def node_names(ray) -> dict[str, str]:
+    """Every node's id -> a name: its custom resources (``node_a``) or its address, and
+    the start of its id."""
+    names = {}
+    for n in ray.nodes():
+        own = sorted(k for k in n.get("Resources", {}) if k not in _STANDARD and ":" not in k)
+        names[n["NodeID"]] = f"{','.join(own) or n['NodeManagerAddress']} ({n['NodeID'][:8]})"
+    return names
+
+
+def placement(ray, where: Counter, what: str) -> str:
+    """Where the work ran, in one line: ``subtrees counted on 2 Ray nodes: node_a (5cef97e3)
+    46, node_b (ee283d66) 35``."""
+    names = node_names(ray)
+    spread = ", ".join(f"{names.get(node, node[:8])} {n}" for node, n in sorted(
+        where.items(), key=lambda item: names.get(item[0], item[0])))
+    return f"{what} on {len(where)} Ray node{'s' * (len(where) != 1)}: {spread}"

@@ -9,13 +9,14 @@ import argparse
 import json
 import os
 import sys
+from collections import Counter
 
 from engine import (BadInput, NoGpu, get_variant, install_command, move_to_hub, new_perft_table,
                     parse_position, perft, pos_to_fen, start_position, warm_up)
 
 from .cluster import count_on_ray
 from .progress import compiling
-from .raylink import ClusterError, connect, disconnect
+from .raylink import ClusterError, connect, disconnect, placement, ray_module
 from .suite import REFERENCE, Count, check_depth, count, load_suite, select
 
 PROGRESS_AFTER = 2.0     # seconds before a run starts reporting progress
@@ -118,12 +119,15 @@ class _Progress:
             sys.stderr.flush()
 
 
+_placed: Counter = Counter()          # --ray: the subtrees each Ray node counted, this run
+
+
 def _run(pos, depth, bulk, quiet, label, paths=False, threads=1, table=None, ray=False,
          plies=None, gpu=None) -> Count:
     progress = _Progress(not quiet, label)
     try:
         if ray and depth > (plies or 2):
-            return count_on_ray(pos, depth, bulk, progress, paths, plies or 2)
+            return count_on_ray(pos, depth, bulk, progress, paths, plies or 2, _placed)
         counter = None if gpu is None else gpu(bulk, paths)
         return count(pos, depth, bulk, progress, paths, threads, table, plies, counter)
     finally:
@@ -317,7 +321,13 @@ def main(argv: list[str]) -> int:
             check_depth(args.depth, "--depth", lowest=1)
         if args.ray is not None:
             started = connect(args.ray or None)
-        return run_suite(args) if args.suite else run_depths(args)
+            _placed.clear()
+        code = run_suite(args) if args.suite else run_depths(args)
+        if _placed:
+            # stderr under --json, whose stdout is one JSON object a line
+            print(placement(ray_module(), _placed, "subtrees counted"),
+                  file=sys.stderr if args.json else sys.stdout)
+        return code
     except ArgumentError as exc:
         print(f"rafle perft: {exc} (see rafle perft --help)", file=sys.stderr)
         return 2

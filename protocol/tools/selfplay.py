@@ -41,13 +41,15 @@ import random
 import shlex
 import sys
 import time
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
 
 from engine import (VARIANTS, BadInput, Game, Limits, install_command, Searcher, get_variant,
                     legal_moves, pos_to_fen)
-from perft.raylink import RETRIES, ClusterError, connect, disconnect, ray_module
+from perft.raylink import (RETRIES, ClusterError, connect, disconnect, node_id, placement,
+                           ray_module)
 
 from ..about import summary
 from .gamestore import FIELDS, GameRecord, Store, clip, quiet, write_atomic
@@ -142,31 +144,38 @@ def _on_processes(args, chunks):
 _set_up_with = None
 
 
-def _ray_chunk(setup: tuple, chunk: tuple) -> dict[str, list]:
-    """One Ray task: a chunk of games, in a worker that sets its searcher up once."""
+def _ray_chunk(setup: tuple, chunk: tuple) -> tuple[dict[str, list], str]:
+    """One Ray task: a chunk of games, in a worker that sets its searcher up once; and the
+    node it ran on."""
     global _set_up_with
     if _set_up_with != setup:
         _setup(*setup)
         _set_up_with = setup
-    return play_games(*chunk)
+    return play_games(*chunk), node_id()
 
 
 def _on_ray(args, chunks):
     """The chunks' results as they finish, from Ray tasks (a local Ray instance, or the
     cluster at ``--ray ADDRESS``).  A task whose worker dies is played again (up to
-    ``RETRIES`` times); a chunk still missing after that ends the run with ClusterError."""
+    ``RETRIES`` times); a chunk still missing after that ends the run with ClusterError.  The last line says which nodes played the chunks."""
     ray = ray_module()
     started = connect(args.ray or None)
     try:
         task = ray.remote(max_retries=RETRIES)(_ray_chunk)
         pending = [task.remote((args.eval, args.weights), chunk) for chunk in chunks]
         lost = 0
+        where = Counter()
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
             try:
-                yield ray.get(ready[0])
+                part, node = ray.get(ready[0])
             except ray.exceptions.RayError:
                 lost += 1
+                continue
+            where[node] += 1
+            yield part
+        if where and not args.quiet:
+            print("\n" + placement(ray, where, "chunks played"), end="", file=sys.stderr)
         if lost:
             raise ClusterError(f"{lost} chunk{'s' if lost > 1 else ''} of {CHUNK} games could not "
                                f"be played")

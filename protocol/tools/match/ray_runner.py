@@ -12,8 +12,10 @@ from __future__ import annotations
 import copy
 import io
 import sys
+from collections import Counter
 
-from perft.raylink import ClusterError, connect, disconnect, injected_fault, ray_module
+from perft.raylink import (ClusterError, connect, disconnect, injected_fault, node_id, placement,
+                           ray_module)
 
 from .runner import Match, shut
 from .score import EngineStats
@@ -29,16 +31,16 @@ class Player:
         self.clients = [None, None]
 
     def play(self, number: int):
-        """(result, the engines' figures for this game, their names, error): error is set
-        when an engine cannot start at all (a wrong command), which ends the match."""
+        """(result, the engines' figures for this game, their names, error, the node): error
+        is set when an engine cannot start at all (a wrong command), which ends the match."""
         injected_fault()                         # tests: an actor lost in mid-match
         m = self.match
         m.stats = [EngineStats(s.name) for s in m.stats]
         try:
             result = m.play_game(number, self.clients, 0)
         except Exception as err:                 # EngineError: an engine never started
-            return None, None, m.names, m.error or str(err)
-        return result, m.stats, m.names, None
+            return None, None, m.names, m.error or str(err), node_id()
+        return result, m.stats, m.names, None, node_id()
 
     def close(self) -> None:
         for client in self.clients:
@@ -53,19 +55,21 @@ def run_on_ray(match: Match, address: str | None) -> int:
     except ClusterError as exc:
         print(f"rafle match: {exc}", file=sys.stderr)
         return 2
+    where = Counter()
     try:
-        replayed = play_on_ray(match, ray)
+        replayed = play_on_ray(match, ray, where)
+        placed = [placement(ray, where, "games played")] if where else []
     finally:
         disconnect(started)
     notes = [f"{replayed} game{'s' if replayed > 1 else ''} played again after a Ray actor "
              f"was lost"] if replayed else []
-    return match.close(notes)
+    return match.close(notes + placed)
 
 
-def play_on_ray(match: Match, ray) -> int:
+def play_on_ray(match: Match, ray, where: Counter | None = None) -> int:
     """Play the games of ``match`` on actors of the Ray already joined (``ray``: the module);
-    the number of games played again after an actor was lost.  Ctrl-C drops the games in
-    progress and leaves ``match.aborted`` set."""
+    the number of games played again after an actor was lost.  ``where`` counts the games
+    each node played.  Ctrl-C drops the games in progress and leaves ``match.aborted`` set."""
     a = match.args
     actor = ray.remote(num_cpus=1)(Player)
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
@@ -86,13 +90,19 @@ def play_on_ray(match: Match, ray) -> int:
             for ref in ready:
                 p, number = busy.pop(ref)
                 try:
-                    result, stats, names, error = ray.get(ref)
+                    result, stats, names, error, node = ray.get(ref)
                 except ray.exceptions.RayActorError:
                     queue.insert(0, number)      # the actor is gone: the game is played again
                     replayed += 1
-                    idle.append(actor.remote(a))
+                    # The actors left play it.  A new actor only where none is left: one made
+                    # for a lost node's CPU (still counted for a while) would wait for it
+                    # forever, holding the game handed to it.
+                    if not idle and not busy:
+                        idle.append(actor.remote(a))
                     continue
                 idle.append(p)
+                if where is not None:
+                    where[node] += 1
                 if error:
                     match.error = error
                     match.stop.set()

@@ -25,12 +25,13 @@ import os
 import random
 import re
 import sys
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import engine
 from engine import install_command
-from perft.raylink import ClusterError, connect, disconnect, ray_module
+from perft.raylink import ClusterError, connect, disconnect, placement, ray_module
 
 from ...about import summary
 from .cli import _option, add_engine_guards, build_parser as match_parser
@@ -159,10 +160,11 @@ def mini_match(run: Run, draw: Perturbation, args) -> Match:
     return Match(ns, out=io.StringIO())
 
 
-def play(match: Match, ray) -> None:
-    """Play the mini-match here or on Ray; afterwards ``match.aborted`` says if Ctrl-C cut it."""
+def play(match: Match, ray, where: Counter | None = None) -> None:
+    """Play the mini-match here or on Ray (``where`` counts the games each Ray node played);
+    afterwards ``match.aborted`` says if Ctrl-C cut it."""
     if ray is not None:
-        play_on_ray(match, ray)
+        play_on_ray(match, ray, where)
         return
 
     def interrupted() -> None:
@@ -286,10 +288,11 @@ def tune(run: Run, path: Path, args, ray, out) -> int:
     say(f"tune: {' '.join(p.text() for p in run.params)}; {total} iterations of {s['games']} "
         f"games at {limit}, seed {run.seed}, schedule for {run.schedule.iterations} iterations; "
         f"{len(run.records)} played before ({path})")
+    where = Counter()
     for k in range(len(run.records), total):
         draw = perturb(run.params, run.theta, k, run.seed, run.schedule)
         match = mini_match(run, draw, args)
-        play(match, ray)
+        play(match, ray, where)
         if match.error:                          # an engine that cannot start at all
             print(f"rafle tune: iteration {k + 1}: {match.error}", file=sys.stderr)
             return 1
@@ -303,6 +306,8 @@ def tune(run: Run, path: Path, args, ray, out) -> int:
         run.theta = theta
         save_run(run, path)
         say(iteration_line(run, run.records[-1], total))
+    if where:
+        say(placement(ray, where, "games played"))
     for line in ship_lines(run):
         say(line)
     return 0
