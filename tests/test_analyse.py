@@ -185,3 +185,32 @@ def test_a_missed_shot_is_marked_and_becomes_a_puzzle(tmp_path, capsys, searcher
     assert [(p["solution"], p["ply"], p["depth"]) for p in found] == [
         (["34-30", "25x34", "39x19", "14x32", "38x16"], 0, 5)]
     assert found[0]["fen"].startswith("W:W26,28,31")
+
+
+# Black's 11-17 gives White 27-22 17x28 32x14; its four other moves give no shot.
+ALLOWS = '[FEN "B:W27,32,37,43:B6,11,15,19"]\n1... 11-17 2. 27-22 17x28 3. 32x14 *\n'
+
+
+def test_a_move_that_allowed_a_shot_is_marked_and_the_shot_is_a_puzzle(searcher):
+    game, = read_pdn(ALLOWS)
+    a = analyse_game(game, Limits(nodes=NODES), searcher, find_shots=True)
+    allowing = a.moves[0]
+    assert allowing.move == "11-17" and allowing.allowed == ["27-22", "17x28", "32x14"]
+    assert allowing.allowed_gain == 1 and not any(m.allowed for m in a.moves[1:])
+    assert not a.moves[1].shot                       # White played the shot: not missed
+    assert "Allowed a shot: 27-22 17x28 32x14." in " ".join(annotated_pdn(game, a, "test").split())
+    found = analysis_game.puzzles(game.game(), a)
+    assert [(p["ply"], p["solution"]) for p in found] == [(1, ["27-22", "17x28", "32x14"])]
+
+
+def test_a_shot_no_move_could_avoid_is_not_laid_on_the_move_before():
+    """The rule alone, with shot finders that see a shot after every move, or after one."""
+    from engine import legal_moves, move_to_pdn, play, pos_from_fen
+    from protocol.analysis.game import _avoidable
+    from protocol.analysis.shots import Shot
+    pos = pos_from_fen("B:W27,32,37,43:B6,11,15,19")
+    shot = Shot(["27-22", "17x28", "32x14"], 1, 3, 1)
+    assert not _avoidable(pos, "11-17", 1, lambda after: shot)            # every move allows it
+    only = play(pos, next(m for m in legal_moves(pos) if move_to_pdn(pos, m) == "11-17"))
+    assert _avoidable(pos, "11-17", 1, lambda after: shot if after == only else None)
+    assert not _avoidable(pos, "11-17", 1, lambda after: shot if after != only else None)

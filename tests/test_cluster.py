@@ -138,6 +138,21 @@ def test_selfplay_on_ray_plays_every_game(local_ray, tmp_path):
     assert len(data["white"]) > 200
 
 
+def test_analyse_on_ray_writes_what_one_process_writes(local_ray, tmp_path, capsys):
+    """``rafle analyse --ray``: each game a task; the annotated PDN is the one --jobs 1 writes."""
+    games = tmp_path / "games.pdn"
+    games.write_text("".join(f'[Event "t"]\n[Round "{r}"]\n[Result "*"]\n\n{moves} *\n\n'
+                             for r, moves in ((1, "1. 32-28 18-23 2. 37-32 12-18"),
+                                              (2, "1. 33-28 17-21 2. 39-33 21-26"))))
+    outs = []
+    for how in (["--ray"], ["--jobs", "1"]):
+        out = tmp_path / f"out{len(outs)}.pdn"
+        assert cli(["analyse", str(games), "--nodes", "2000", "--out", str(out), "--quiet",
+                    *how]) == 0
+        outs.append(out.read_text())
+    assert outs[0] == outs[1] and outs[0].count("[%eval") == 8
+
+
 @pytest.mark.parametrize("address, words", [
     ("127.0.0.1:1", "cannot reach Ray at 127.0.0.1:1"),
     ("ray://127.0.0.1:1", "cannot reach Ray at ray://127.0.0.1:1"),

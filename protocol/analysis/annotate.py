@@ -45,6 +45,8 @@ def move_comment(m: MoveAnalysis) -> str:
         words.append(f"egdb: {VERDICTS[m.egdb]}.")
     if m.shot:
         words.append("Missed shot: " + " ".join(m.shot) + ".")
+    if m.allowed:
+        words.append("Allowed a shot: " + " ".join(m.allowed) + ".")
     return " ".join(words)
 
 

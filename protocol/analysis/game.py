@@ -43,7 +43,8 @@ class MoveAnalysis:
     side (``before``: the position before it, best play; ``after``: after it); ``eval``: the
     position after it from White's side; ``egdb``: the databases' verdict on the position
     after it, White's side (``"win"`` White wins, ``"draw"``, ``"loss"``; ``""`` not held);
-    ``loss``: win probability lost, percent points; ``shot``: the missed shot's line."""
+    ``loss``: win probability lost, percent points; ``shot``: the missed shot's line;
+    ``allowed``: the line of the shot this move gave the opponent (another move gave none)."""
 
     ply: int
     side: str              # "white" or "black": who played it
@@ -61,6 +62,9 @@ class MoveAnalysis:
     shot: list[str] = field(default_factory=list)
     shot_gain: int = 0
     shot_depth: int = 0
+    allowed: list[str] = field(default_factory=list)
+    allowed_gain: int = 0
+    allowed_depth: int = 0
 
 
 @dataclass
@@ -214,20 +218,40 @@ def _judge(positions, moves, scores, lines, k: float) -> list[MoveAnalysis]:
 
 
 def _shots(positions, analysed: list[MoveAnalysis], limits: Limits, searcher: Searcher) -> None:
-    """Mark the shots the players missed (needs :mod:`protocol.analysis.shots`)."""
+    """Mark the shots the players missed, and the moves that allowed one.
+
+    Each position where the side to move has a choice is asked for a shot (confirmed by a
+    search at ``limits``).  A shot is missed when the move played starts no line that wins as
+    much; a move allowed the shot of the position after it when some other move of its player
+    would have left the opponent no shot winning as much (read by the forcing search alone)."""
     from .shots import shot_at, shot_moves
+    found = {}
+    for ply, pos in enumerate(positions):
+        if len(legal_moves(pos)) > 1:
+            found[ply] = shot_at(pos, searcher, limits)
     for m in analysed:
-        if m.forced:
+        pos, shot, next_shot = positions[m.ply], found.get(m.ply), found.get(m.ply + 1)
+        if shot is not None and shot.line and not m.forced:
+            starts = {move_to_pdn(pos, move) for move, _ in shot_moves(pos, min_gain=shot.gain)}
+            if m.move not in starts:           # the move played begins no line as good
+                m.shot = list(shot.line)
+                m.shot_gain, m.shot_depth = int(shot.gain), int(shot.depth)
+        if next_shot is not None and next_shot.line and not m.forced \
+                and _avoidable(pos, m.move, next_shot.gain, shot_at):
+            m.allowed = list(next_shot.line)
+            m.allowed_gain, m.allowed_depth = int(next_shot.gain), int(next_shot.depth)
+
+
+def _avoidable(pos: Position, played: str, gain: int, shot_at) -> bool:
+    """Whether some move of ``pos`` other than ``played`` leaves the opponent no shot that
+    wins ``gain`` or more."""
+    for move in legal_moves(pos):
+        if move_to_pdn(pos, move) == played:
             continue
-        pos = positions[m.ply]
-        shot = shot_at(pos, searcher, limits)
-        if shot is None or not shot.line:
-            continue
-        # played: the move starts a line that wins as much (not only the shot's own line)
-        starts = {move_to_pdn(pos, move) for move, _ in shot_moves(pos, min_gain=shot.gain)}
-        if m.move not in starts:
-            m.shot = list(shot.line)
-            m.shot_gain, m.shot_depth = int(shot.gain), int(shot.depth)
+        other = shot_at(play(pos, move))
+        if other is None or other.gain < gain:
+            return True
+    return False
 
 
 def puzzles(record, analysis: GameAnalysis) -> list[dict]:
@@ -236,7 +260,14 @@ def puzzles(record, analysis: GameAnalysis) -> list[dict]:
     variant}`` (the fields of :class:`protocol.analysis.puzzles.Puzzle`)."""
     game = {k: analysis.tags[k] for k in ("Event", "Round", "White", "Black")
             if k in analysis.tags}
-    return [{"fen": pos_to_fen(record.positions[m.ply]), "solution": list(m.shot),
-             "game": dict(game), "ply": m.ply, "depth": m.shot_depth, "gain": m.shot_gain,
-             "variant": record.variant.name}
-            for m in analysis.moves if m.shot]
+    found, seen = [], set()
+    for m in analysis.moves:
+        for ply, line, depth, gain in ((m.ply, m.shot, m.shot_depth, m.shot_gain),
+                                       (m.ply + 1, m.allowed, m.allowed_depth, m.allowed_gain)):
+            fen = pos_to_fen(record.positions[ply])
+            if line and fen not in seen:
+                seen.add(fen)
+                found.append({"fen": fen, "solution": list(line), "game": dict(game),
+                              "ply": ply, "depth": depth, "gain": gain,
+                              "variant": record.variant.name})
+    return found

@@ -155,6 +155,12 @@ def _game_html(number: int, a: GameAnalysis) -> str:
         parts += [f"<li>{html.escape(_move_name(m))}: {html.escape(' '.join(m.shot))} "
                   f"(+{m.shot_gain})</li>" for m in shots]
         parts.append("</ul>")
+    allowed = [m for m in a.moves if m.allowed]
+    if allowed:
+        parts.append("<h3>Shots allowed</h3><ul>")
+        parts += [f"<li>{html.escape(_move_name(m))} allowed {html.escape(' '.join(m.allowed))} "
+                  f"(+{m.allowed_gain})</li>" for m in allowed]
+        parts.append("</ul>")
     return "".join(parts) + "</section>"
 
 
