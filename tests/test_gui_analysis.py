@@ -8,7 +8,7 @@ import json
 import pytest
 
 from engine import get_variant, legal_moves, move_from_pdn, play, pos_from_fen
-from test_gui_browser import CHROMIUM, FLAGS, drag
+from test_gui_browser import browser, drag  # noqa: F401  (Chromium, module-wide)
 from test_gui_server import base, page  # noqa: F401  (the server and a page on it)
 
 WAIT_MS = 60_000
@@ -339,20 +339,10 @@ def test_out_of_order_requests_change_nothing(page):
 
 # ----- the same in a real browser (as test_gui_browser.py: Chromium driven by Playwright) ---
 
-@pytest.fixture(scope="module")
-def chromium():
-    from playwright.sync_api import sync_playwright
-    assert CHROMIUM, "Chromium is missing: .ci/run installs it (apt-get install chromium)"
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield b
-        b.close()
-
-
 @pytest.fixture
-def board(chromium, base):
+def board(browser, base):
     from playwright.sync_api import expect
-    context = chromium.new_context(viewport={"width": 1200, "height": 900})
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
     pg = context.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))

@@ -149,19 +149,20 @@ def _game_html(number: int, a: GameAnalysis) -> str:
                   f"(-{m.loss:.0f}%): better {html.escape(' '.join(m.line[:6]) or m.best)}</li>"
                   for m in marked]
         parts.append("</ul>")
-    shots = [m for m in a.moves if m.shot]
-    if shots:
-        parts.append("<h3>Missed shots</h3><ul>")
-        parts += [f"<li>{html.escape(_move_name(m))}: {html.escape(' '.join(m.shot))} "
-                  f"(+{m.shot_gain})</li>" for m in shots]
-        parts.append("</ul>")
-    allowed = [m for m in a.moves if m.allowed]
-    if allowed:
-        parts.append("<h3>Shots allowed</h3><ul>")
-        parts += [f"<li>{html.escape(_move_name(m))} allowed {html.escape(' '.join(m.allowed))} "
-                  f"(+{m.allowed_gain})</li>" for m in allowed]
-        parts.append("</ul>")
+    parts += _shot_list("Missed shots", ": ", [(m, m.shot, m.shot_gain) for m in a.moves])
+    parts += _shot_list("Shots allowed", " allowed ",
+                        [(m, m.allowed, m.allowed_gain) for m in a.moves])
     return "".join(parts) + "</section>"
+
+
+def _shot_list(title: str, joint: str, rows: list) -> list[str]:
+    """A list of the moves with a shot line (missed, or allowed): move, line, gain."""
+    rows = [(m, line, gain) for m, line, gain in rows if line]
+    if not rows:
+        return []
+    return ([f"<h3>{title}</h3><ul>"]
+            + [f"<li>{html.escape(_move_name(m))}{joint}{html.escape(' '.join(line))} "
+               f"(+{gain})</li>" for m, line, gain in rows] + ["</ul>"])
 
 
 STYLE = ("body{font-family:sans-serif;max-width:60em;margin:1em auto;padding:0 1em}"
