@@ -15,7 +15,7 @@ from engine import BadInput, Position, get_variant, parse_position, perft, pos_t
 
 from collections import Counter
 
-from .raylink import RETRIES, ClusterError, injected_fault, node_id, ray_module
+from .raylink import RETRIES, ClusterError, HeadWatch, injected_fault, node_id, ray_module
 from .suite import Count, Progress, count
 
 
@@ -40,8 +40,9 @@ def count_on_ray(pos: Position, depth: int, bulk: bool = True, progress: Progres
                 for task in tasks}
         missing = []
         pending = list(refs)
+        watch = HeadWatch(ray)                   # a lost head: HeadLost, a ClusterError
         while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
+            ready, pending = watch.wait(pending)
             for ref in ready:
                 try:
                     n, node = ray.get(ref)

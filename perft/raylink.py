@@ -1,5 +1,6 @@
 """Ray for every ``--ray`` (``rafle perft``, ``rafle match``, ``rafle selfplay``): the ``ray``
-package, joining a cluster or starting a local instance, and the tests' fault injection.
+package, joining a cluster or starting a local instance, watching its head, and the tests'
+fault injection.
 
 Ray is an optional dependency (the ``cluster`` extra), imported only here and only
 when asked for.  It lives under ``perft/`` because that is the lowest package that may do I/O
@@ -12,6 +13,7 @@ from __future__ import annotations
 import os
 import platform
 import socket
+import time
 from collections import Counter
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as installed_version
@@ -23,11 +25,25 @@ FAULT = "RAFLE_RAY_FAULT"       # tests: the first task to find no file at this 
 SKEW = "RAFLE_RAY_VERSION"      # tests: a worker reports this as its Rafle version
 AUTH = "RAY_AUTH_MODE"          # Ray 2.60: "token" where the cluster asks for its token
 _STANDARD = {"CPU", "GPU", "memory", "object_store_memory"}
+# Ray ends a driver whose head (its GCS) has not answered for 60 s, before Python can say a
+# word.  A run gives the head HEAD_GRACE seconds (a head restarted at once comes back in
+# time), probing it every PROBE_EVERY, and then stops itself, keeping what it has.
+HEAD_GRACE = 15.0
+PROBE_EVERY = 2.0
 
 
 class ClusterError(Exception):
     """Ray is missing or cannot start or join, or work sent to it was never done (some
     perft subtrees were never counted)."""
+
+
+class HeadLost(ClusterError):
+    """The cluster's head stopped answering in mid-run: the driver must stop before Ray
+    ends it, without asking the cluster anything more (every such call waits for the head)."""
+
+    def __init__(self, address: str):
+        super().__init__(f"lost the Ray head at {address}")
+        self.address = address
 
 
 def ray_module():
@@ -59,17 +75,92 @@ def injected_fault() -> None:
                 os._exit(1)
 
 
-def _check_reachable(address: str, seconds: float = 5.0) -> None:
-    """Fail at once on an address where nothing answers (Ray itself would wait minutes)."""
+def _host_port(address: str) -> tuple[str, int]:
     host, _, port = address.removeprefix("ray://").rpartition(":")
     if not host or not port.isdigit():
         raise ClusterError(f"bad Ray address {address!r}: expected auto, HOST:PORT or "
                            f"ray://HOST:PORT")
+    return host.strip("[]"), int(port)
+
+
+def _check_reachable(address: str, seconds: float = 5.0) -> None:
+    """Fail at once on an address where nothing answers (Ray itself would wait minutes)."""
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=seconds).close()
+        socket.create_connection(_host_port(address), timeout=seconds).close()
     except (OSError, ValueError) as exc:
         raise ClusterError(f"cannot reach Ray at {address}: "
                            f"{getattr(exc, 'strerror', None) or exc}") from None
+
+
+def _gcs(ray) -> tuple[str | None, tuple[str, int] | None]:
+    """The head's GCS address, as text and as (host, port); None, None under Ray Client
+    (``ray://``), which has none here."""
+    try:
+        address = ray.get_runtime_context().gcs_address
+        return address, _host_port(address)
+    except Exception:                # noqa: BLE001 -- Ray Client, or an address of another form
+        return None, None
+
+
+def _answers(head: tuple[str, int], seconds: float = PROBE_EVERY) -> bool:
+    try:
+        socket.create_connection(head, timeout=seconds).close()
+        return True
+    except OSError:
+        return False
+
+
+def head_answers(ray) -> bool:
+    """The head takes a connection now (or cannot be probed): calls that ask it something
+    (``ray.nodes``, ``ray.kill``) will not hang until Ray ends the driver."""
+    _, head = _gcs(ray)
+    return head is None or _answers(head)
+
+
+class HeadWatch:
+    """``ray.wait`` for the first of some results, that gives up on a lost head: between
+    waits of at most ``PROBE_EVERY`` seconds it opens a connection to the head's GCS port,
+    and raises HeadLost once none has been taken for ``grace`` seconds.  The caller has
+    what each call returned: the head is probed before a wait, never after it.  Not watched
+    under Ray Client (``ray://``), which has no GCS address here."""
+
+    def __init__(self, ray, grace: float = HEAD_GRACE):
+        self.ray = ray
+        self.grace = grace
+        self.address, self.head = _gcs(ray)
+        self.probed = 0.0            # when the head was last probed
+        self.silent_since = None     # since when it has taken no connection
+
+    def wait(self, refs: list) -> tuple[list, list]:
+        """(the first results ready, the others), as ``ray.wait(refs, num_returns=1)``;
+        ``refs`` is not empty."""
+        while True:
+            self.check()
+            ready, rest = self.ray.wait(refs, num_returns=1, timeout=PROBE_EVERY)
+            if ready:
+                return ready, rest
+
+    def ensure(self) -> None:
+        """Return once the head answers; HeadLost if it stays silent for the grace."""
+        while True:
+            self.probed = 0.0
+            self.check()
+            if self.silent_since is None:
+                return
+            time.sleep(PROBE_EVERY)
+
+    def check(self) -> None:
+        """Probe the head, at most once each ``PROBE_EVERY`` seconds: HeadLost past the grace."""
+        now = time.monotonic()
+        if self.head is None or now - self.probed < PROBE_EVERY:
+            return
+        self.probed = now
+        if _answers(self.head):
+            self.silent_since = None
+            return
+        self.silent_since = self.silent_since or now
+        if time.monotonic() - self.silent_since >= self.grace:
+            raise HeadLost(self.address)
 
 
 def _token_here() -> bool:

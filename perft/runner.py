@@ -16,7 +16,7 @@ from engine import (BadInput, NoGpu, get_variant, install_command, move_to_hub, 
 
 from .cluster import count_on_ray
 from .progress import compiling
-from .raylink import ClusterError, connect, disconnect, placement, ray_module
+from .raylink import ClusterError, connect, disconnect, head_answers, placement, ray_module
 from .suite import REFERENCE, Count, check_depth, count, load_suite, select
 
 PROGRESS_AFTER = 2.0     # seconds before a run starts reporting progress
@@ -323,7 +323,7 @@ def main(argv: list[str]) -> int:
             started = connect(args.ray or None)
             _placed.clear()
         code = run_suite(args) if args.suite else run_depths(args)
-        if _placed:
+        if _placed and head_answers(ray_module()):
             # stderr under --json, whose stdout is one JSON object a line
             print(placement(ray_module(), _placed, "subtrees counted"),
                   file=sys.stderr if args.json else sys.stdout)

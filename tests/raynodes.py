@@ -71,6 +71,7 @@ class LocalCluster:
         for name in ("RAY_ADDRESS", "RAY_AUTH_TOKEN_PATH"):
             self.env.pop(name, None)
         self.nodes: dict[str, str] = {}           # resource name -> temporary directory
+        self.drivers: list[subprocess.Popen] = []  # spawned: ended by stop if still running
 
     def _start(self, name: str, *where: str) -> None:
         temp = str(self.root / name)
@@ -112,6 +113,10 @@ class LocalCluster:
         return len(pids)
 
     def stop(self) -> None:
+        for run in self.drivers:
+            if run.poll() is None:
+                run.kill()
+                run.communicate()
         for name in [n for n in self.nodes if n != "node_a"] + ["node_a"] * ("node_a" in self.nodes):
             self.kill(name)
         shutil.rmtree(self.root, ignore_errors=True)
@@ -123,6 +128,20 @@ class LocalCluster:
                               cwd=Path(__file__).resolve().parent.parent)
 
     def spawn(self, *args: str) -> subprocess.Popen:
-        return subprocess.Popen([sys.executable, "-m", "protocol.cli", *args], env=self.env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                cwd=Path(__file__).resolve().parent.parent)
+        """``rafle ARGS`` started as a driver, its output piped; see :func:`ended`."""
+        run = subprocess.Popen([sys.executable, "-m", "protocol.cli", *args], env=self.env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               cwd=Path(__file__).resolve().parent.parent)
+        self.drivers.append(run)
+        return run
+
+
+def ended(run: subprocess.Popen, timeout: float = 600) -> tuple[str, str]:
+    """A spawned driver's (stdout, stderr) once it ends; one still running after ``timeout``
+    seconds is killed, and the test fails with what it said."""
+    try:
+        return run.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        run.kill()
+        out, err = run.communicate()
+        raise AssertionError(f"still running after {timeout} s:\n{out}\n{err}") from None

@@ -7,7 +7,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import sys
+import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -198,3 +201,47 @@ def test_a_cluster_whose_workers_run_another_rafle_is_refused_before_any_work(mo
                         r"node \S+ \(\w+\) has Rafle 0\.0\.1; every node needs the same Python, Ray "
                         r"and Rafle", said), said
     assert not ray.is_initialized()
+
+
+# ----- a lost head ----------------------------------------------------------------------------
+
+class _Head:
+    """What HeadWatch asks of Ray: the head's address, and a wait that finds its results
+    ready after ``after`` waits (never: None)."""
+
+    def __init__(self, port: int, after: int | None = None):
+        self.address, self.after, self.waits = f"127.0.0.1:{port}", after, 0
+
+    def get_runtime_context(self):
+        return SimpleNamespace(gcs_address=self.address)
+
+    def wait(self, refs, num_returns, timeout):
+        self.waits += 1
+        if self.after is not None and self.waits > self.after:
+            return refs[:num_returns], refs[num_returns:]
+        time.sleep(timeout)
+        return [], refs
+
+
+def test_a_head_that_takes_no_connection_is_lost_after_the_grace_only(monkeypatch):
+    monkeypatch.setattr(raylink, "PROBE_EVERY", 0.05)
+    with socket.socket() as s:                   # a port where nothing listens any more
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    head = _Head(port)
+    start = time.monotonic()
+    with pytest.raises(raylink.HeadLost, match=rf"^lost the Ray head at 127\.0\.0\.1:{port}$"):
+        raylink.HeadWatch(head, grace=0.5).wait(["game"])
+    assert time.monotonic() - start >= 0.5 and head.waits >= 2     # waited through the grace
+    assert not raylink.head_answers(head)
+
+
+def test_a_head_that_answers_is_waited_on_for_as_long_as_it_takes(monkeypatch):
+    monkeypatch.setattr(raylink, "PROBE_EVERY", 0.05)
+    with socket.socket() as head:
+        head.bind(("127.0.0.1", 0))
+        head.listen(64)
+        port = head.getsockname()[1]
+        watch = raylink.HeadWatch(_Head(port, after=20), grace=0.2)
+        assert watch.wait(["game", "other"]) == (["game"], ["other"])
+        assert raylink.head_answers(_Head(port))

@@ -1,5 +1,6 @@
 """``rafle match``: statistics, openings, the Hub client against misbehaving engines,
 and a real match between two Rafle Hub processes."""
+import json
 import math
 import re
 import shlex
@@ -348,3 +349,52 @@ def test_sprt_stops_the_match_once_decided(tmp_path, capsys):
     assert s["sprt"] == "H1" and int(s["games"]) < 40
     assert s["wins"] == s["games"] and s["illegal2"] == s["games"]
     assert "SPRT: H1 accepted" in out
+
+
+# ----- --state: a match that goes on ----------------------------------------------------
+
+def test_a_match_with_a_state_file_goes_on_playing_only_the_games_it_lacks(tmp_path, capsys):
+    """A stop is a state file without some games (as Ctrl-C or a lost Ray head leaves it):
+    the same command plays those only, and the PDN and the report cover the whole match."""
+    state, pdn = tmp_path / "m.json", tmp_path / "m.pdn"
+    command = ["--engine1", fake(tmp_path, "good"), "--engine2", fake(tmp_path, "good"),
+               "--games", "4", "--depth", "1", "--max-plies", "10", "--pdn", str(pdn),
+               "--state", str(state)]
+    assert match.main(command) == 0
+    whole = summary(capsys.readouterr().out)
+    kept = json.loads(state.read_text())
+    assert [g["number"] for g in kept["games"]] == [0, 1, 2, 3]
+    kept["games"] = [g for g in kept["games"] if g["number"] in (0, 2)]
+    kept["stats"] = None
+    state.write_text(json.dumps(kept))
+
+    assert match.main(command) == 0
+    out = capsys.readouterr().out
+    assert "match: 4 games, depth=1, " in out and f", 2 played before ({state})" in out
+    assert re.findall(r"^game (\d+):", out, re.M) == ["2", "4"]
+    assert sorted(int(g.tags["Round"]) for g in read_pdn(pdn.read_text())) == [1, 2, 3, 4]
+    again = summary(out)
+    assert again["games"] == "4" and again["engine1"] == whole["engine1"] == "fake-good"
+    assert len(json.loads(state.read_text())["games"]) == 4
+
+    assert match.main(command) == 0                      # nothing left: the report only
+    out = capsys.readouterr().out
+    assert "game " not in out and summary(out)["games"] == "4"
+
+
+def test_a_state_file_of_another_match_is_refused_and_the_pdn_kept(tmp_path, capsys):
+    state, pdn = tmp_path / "m.json", tmp_path / "m.pdn"
+    command = ["--engine1", fake(tmp_path, "good"), "--engine2", fake(tmp_path, "good"),
+               "--games", "2", "--depth", "1", "--max-plies", "6", "--pdn", str(pdn),
+               "--state", str(state)]
+    assert match.main(command) == 0
+    capsys.readouterr()
+    games = pdn.read_text()
+    assert match.main([*command, "--max-plies", "8"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"rafle match: {state} holds another match (other max_plies): give another "
+                   f"--state file to start a new one\n")
+    assert pdn.read_text() == games
+    state.write_text("{")
+    assert match.main(command) == 2
+    assert f"rafle match: cannot read the match state {state}: " in capsys.readouterr().err

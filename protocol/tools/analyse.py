@@ -28,7 +28,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from engine import BadInput, Limits, Searcher, install_command
-from perft.raylink import RETRIES, ClusterError, connect, disconnect, ray_module
+from perft.raylink import RETRIES, ClusterError, HeadWatch, connect, disconnect, ray_module
 
 from ..about import summary, version
 from ..analysis.annotate import annotated_pdn
@@ -89,8 +89,9 @@ def _on_ray(args, todo, limits, find_shots):
         task = ray.remote(max_retries=RETRIES)(_ray_game)
         pending = {task.remote(args.threads, s, limits, find_shots): s for s in todo}
         lost = 0
+        watch = HeadWatch(ray)                   # a lost head: HeadLost, a ClusterError
         while pending:
-            ready, _ = ray.wait(list(pending), num_returns=1)
+            ready, _ = watch.wait(list(pending))
             source = pending.pop(ready[0])
             try:
                 yield source, ray.get(ready[0])

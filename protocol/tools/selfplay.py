@@ -48,8 +48,8 @@ import numpy as np
 
 from engine import (VARIANTS, BadInput, Game, Limits, install_command, Searcher, get_variant,
                     legal_moves, pos_to_fen)
-from perft.raylink import (RETRIES, ClusterError, connect, disconnect, node_id, placement,
-                           ray_module)
+from perft.raylink import (RETRIES, ClusterError, HeadLost, HeadWatch, connect, disconnect,
+                           head_answers, node_id, placement, ray_module)
 
 from ..about import summary
 from .gamestore import FIELDS, GameRecord, Store, clip, quiet, write_atomic
@@ -157,7 +157,8 @@ def _ray_chunk(setup: tuple, chunk: tuple) -> tuple[dict[str, list], str]:
 def _on_ray(args, chunks):
     """The chunks' results as they finish, from Ray tasks (a local Ray instance, or the
     cluster at ``--ray ADDRESS``).  A task whose worker dies is played again (up to
-    ``RETRIES`` times); a chunk still missing after that ends the run with ClusterError.  The last line says which nodes played the chunks."""
+    ``RETRIES`` times); a chunk still missing after that ends the run with ClusterError, a lost
+    head with HeadLost.  The last line says which nodes played the chunks."""
     ray = ray_module()
     started = connect(args.ray or None)
     try:
@@ -165,8 +166,9 @@ def _on_ray(args, chunks):
         pending = [task.remote((args.eval, args.weights), chunk) for chunk in chunks]
         lost = 0
         where = Counter()
+        watch = HeadWatch(ray)
         while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
+            ready, pending = watch.wait(pending)
             try:
                 part, node = ray.get(ready[0])
             except ray.exceptions.RayError:
@@ -174,7 +176,7 @@ def _on_ray(args, chunks):
                 continue
             where[node] += 1
             yield part
-        if where and not args.quiet:
+        if where and not args.quiet and head_answers(ray):
             print("\n" + placement(ray, where, "chunks played"), end="", file=sys.stderr)
         if lost:
             raise ClusterError(f"{lost} chunk{'s' if lost > 1 else ''} of {CHUNK} games could not "
@@ -252,20 +254,23 @@ def main(argv: list[str]) -> int:
     if run is not None:
         tasks = [t for t in tasks if not run.has(t[1], t[2])]
     try:
-        positions = _drive(args, tasks, run.write if run else parts.append,
-                           "run the same command to go on" if run else None)
+        positions, lost = _drive(args, tasks, run.write if run else parts.append,
+                                 "run the same command to go on" if run else None)
     except ClusterError as exc:
         print(f"rafle selfplay: {exc}", file=sys.stderr)
         return 2
     if run is not None:
+        if lost:
+            return 1
         print(f"{args.out}: {positions} positions from {len(tasks)} chunks played now; "
               f"{run.count()} chunk files in all, {time.monotonic() - start:.0f} s")
         return 0
     data = _arrays(parts)
     np.savez_compressed(args.out, **data, variant=variant.name, nodes=args.nodes, seed=args.seed)
-    print(f"wrote {args.out}: {len(data['white'])} positions from {args.games} games "
+    print(f"wrote {args.out}: {len(data['white'])} positions from "
+          f"{len(set(data['game'].tolist())) if lost else args.games} games "
           f"in {time.monotonic() - start:.0f} s")
-    return 0
+    return 1 if lost else 0
 
 
 def _tasks(variant: str, blocks: list[tuple[int, int]], seed: int, args, openings) -> list[tuple]:
@@ -276,11 +281,11 @@ def _tasks(variant: str, blocks: list[tuple[int, int]], seed: int, args, opening
             for start, count in blocks for first in range(start, start + count, CHUNK)]
 
 
-def _drive(args, tasks: list[tuple], take, resume: str | None) -> int:
+def _drive(args, tasks: list[tuple], take, resume: str | None) -> tuple[int, bool]:
     """Play ``tasks``, handing each finished part to ``take``, with a progress line; the
-    positions played.  ``resume`` says how to go on after a stop, for a run kept on disk as
-    it goes (None: the parts taken are written at the end).  A ClusterError with nothing
-    taken (or no run on disk) is raised."""
+    positions played, and whether the Ray head was lost (said in one line).  ``resume`` says
+    how to go on after a stop, for a run kept on disk as it goes (None: the parts taken are
+    written at the end).  A ClusterError with nothing taken (or no run on disk) is raised."""
     start = time.monotonic()
     already = args.games - sum(t[2] for t in tasks)     # games of chunks on disk
     done, positions, taken = already, 0, 0
@@ -299,6 +304,12 @@ def _drive(args, tasks: list[tuple], take, resume: str | None) -> int:
         finished.close()
         print("\nrafle selfplay: interrupted; " + (f"the chunks finished are on disk: {resume}"
               if resume else "writing the games finished"), file=sys.stderr)
+    except HeadLost as lost:
+        print(("" if args.quiet else "\n") + f"rafle selfplay: {lost}: stopped after "
+              f"{min(done, args.games)} of {args.games} games; " + (
+                  f"the chunks finished are on disk: {resume}" if resume else
+                  "writing the games finished"), file=sys.stderr)
+        return positions, True
     except ClusterError as exc:
         if resume is None and not taken:
             raise
@@ -306,7 +317,7 @@ def _drive(args, tasks: list[tuple], take, resume: str | None) -> int:
                                                "writing the games finished"), file=sys.stderr)
     if not args.quiet:
         print(file=sys.stderr)
-    return positions
+    return positions, False
 
 
 def _play_store(args, variant: str, openings: list[str], argv: list[str]) -> int:
@@ -335,8 +346,10 @@ def _play_store(args, variant: str, openings: list[str], argv: list[str]) -> int
             store.write(records, dict(header, first=first,
                                       positions=sum(len(p["white"]) for p in parts)))
 
-    positions = _drive(args, _tasks(variant, blocks, seed, args, openings), take,
-                       f"run it again with --seed {seed} to go on")
+    positions, lost = _drive(args, _tasks(variant, blocks, seed, args, openings), take,
+                             f"run it again with --seed {seed} to go on")
+    if lost:
+        return 1
     chunks, games, total = store.totals()
     played = sum(size.values())
     print(f"{args.store}: {positions} positions from {played} game{'s' * (played != 1)} of seed "

@@ -1,7 +1,8 @@
 """``rafle match``: play a match between two engines (Hub, Hub version 1 or DXP) and report who
 is stronger.
 
-The command line: engines, limits, openings, SPRT and files.  The games are played by
+The command line: engines, limits, openings, SPRT and files; with ``--state FILE`` (:mod:`.state`)
+the same command goes on after a stop.  The games are played by
 :class:`.runner.Match` in local threads or, with ``--ray``, by :mod:`.ray_runner` on Ray
 actors; both import the runner, and nothing here is imported back.
 
@@ -90,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="adjudicate a draw after this many plies (default: never)")
     p.add_argument("--sprt", help="elo0,elo1[,alpha,beta]: stop when the SPRT decides")
     p.add_argument("--pdn", "--pgn", dest="pdn", help="write every game to this PDN file")
+    p.add_argument("--state", metavar="FILE",
+                   help="keep the finished games in FILE (JSON, rewritten after each game): the "
+                        "same command goes on after a stop, playing only the games it lacks")
     p.add_argument("--log", help="write the Hub traffic to this file")
     add_live(p)
     p.add_argument("--event", default="rafle match", help="PDN Event tag")

@@ -37,6 +37,7 @@ from .engines import (check_command, check_limit, clock_note, kept_limit, open_c
                       remote_address)
 from .openings import Opening, builtin, load_openings
 from .score import GameResult, Score
+from .state import MatchState, signature
 
 
 @dataclass(frozen=True)
@@ -155,10 +156,34 @@ class Match:
         self.started = [False, False]           # each engine has completed a handshake
         self.error: str | None = None
         self.next_game = 0
-        self.log_file = open(args.log, "w", encoding="utf-8") if args.log else None
-        self.pdn_file = open(args.pdn, "w", encoding="utf-8") if args.pdn else None
         self.date = datetime.date.today().strftime("%Y.%m.%d")
         self.live = None                # a live.Live for rafle gui --watch (--live FILE)
+        self.state: MatchState | None = None
+        self.done = self._resume()      # the numbers of the games finished before (--state)
+        self.log_file = open(args.log, "a" if self.done else "w", encoding="utf-8") \
+            if args.log else None
+        self.pdn_file = open(args.pdn, "w", encoding="utf-8") if args.pdn else None
+        if self.pdn_file and self.done:  # the PDN again holds exactly the finished games
+            self.pdn_file.write(self.state.pdn())
+            self.pdn_file.flush()
+
+    def _resume(self) -> set[int]:
+        """``--state FILE``: the games it holds, back in the score and the figures; their
+        numbers (ValueError for a file that cannot be read or holds another match)."""
+        path = getattr(self.args, "state", None)
+        if not path:
+            return set()
+        self.state = MatchState(path, signature(self.args, self.given))
+        self.state.load()
+        for e, name in enumerate(self.state.names):
+            if self.names[e] is None:
+                self.names[e] = name
+        self.stats[:] = self.state.engine_stats() or self.stats
+        for r in self.state.results():
+            self.score.add(r)
+        if self.score.verdict:
+            self.stop.set()
+        return set(self.state.games)
 
     def live_key(self, number: int) -> str:
         return f"{self.names[0]}|{self.names[1]}|{number}"
@@ -409,6 +434,8 @@ class Match:
         try:
             while not self.stop.is_set():
                 with self.lock:
+                    while self.next_game in self.done:
+                        self.next_game += 1
                     number = self.next_game
                     if number >= self.args.games:
                         return
@@ -462,6 +489,8 @@ class Match:
             if self.pdn_file:
                 self.pdn_file.write(text)
                 self.pdn_file.flush()
+            if self.state:      # the figures so far (here: with the moves of games in progress)
+                self.state.add(r, text, self.names, self.stats)
             if self.score.verdict:
                 self.stop.set()
             self.say(f"game {r.number + 1}: {white} - {black} {r.result} ({r.reason}, "
@@ -472,7 +501,8 @@ class Match:
         a = self.args
         self.say(f"match: {a.games} games, {self.limits[0].describe()}"
                  + (f" vs {self.limits[1].describe()}" if self.limits[1] != self.limits[0] else "")
-                 + f", {len(self.openings)} openings, concurrency {a.concurrency}")
+                 + f", {len(self.openings)} openings, concurrency {a.concurrency}"
+                 + self.before())
         for note in self.notes:
             self.say(note)
         def interrupted() -> None:
@@ -483,13 +513,20 @@ class Match:
         run_workers(self.worker, a.concurrency, interrupted)
         return self.close()
 
-    def close(self, notes: list[str] = ()) -> int:
-        """Close the files and print the report (after ``notes``); the exit code."""
+    def before(self) -> str:
+        """For the first line: the games a ``--state`` file held (none: '')."""
+        return f", {len(self.done)} played before ({self.args.state})" if self.done else ""
+
+    def close_files(self) -> None:
         if self.live:
             self.live.close()
         for f in (self.log_file, self.pdn_file):
             if f:
                 f.close()
+
+    def close(self, notes: list[str] = ()) -> int:
+        """Close the files and print the report (after ``notes``); the exit code."""
+        self.close_files()
         if self.error:
             print(f"rafle match: {self.error}", file=sys.stderr)
             return 1

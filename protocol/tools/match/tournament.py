@@ -58,7 +58,6 @@ import os
 import shlex
 import sys
 import threading
-import time
 import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path

@@ -12,9 +12,9 @@ the seed, the schedule, ``theta`` and every iteration's record (theta before and
 signs, the perturbations, both sides' values, each game's result).  The file is replaced
 atomically after each iteration, so Ctrl-C loses only the iteration in progress; the same
 command (or ``rafle tune --state FILE`` alone) goes on from it, drawing what an unbroken run
-would have drawn.  A file that holds another run (other parameters or games) is refused.
-At the end come the values to ship: as ``--option`` pairs, and as the lines of
-``engine/options.py`` to change.
+would have drawn; so too after a lost Ray head, which stops the run in one line.  A file that
+holds another run (other parameters or games) is refused.  At the end come the values to
+ship: as ``--option`` pairs, and as the lines of ``engine/options.py`` to change.
 """
 from __future__ import annotations
 
@@ -31,7 +31,8 @@ from pathlib import Path
 
 import engine
 from engine import install_command
-from perft.raylink import ClusterError, connect, disconnect, placement, ray_module
+from perft.raylink import (ClusterError, HeadLost, connect, disconnect, head_answers, placement,
+                           ray_module)
 
 from ...about import summary
 from .cli import _option, add_engine_guards, build_parser as match_parser
@@ -292,7 +293,12 @@ def tune(run: Run, path: Path, args, ray, out) -> int:
     for k in range(len(run.records), total):
         draw = perturb(run.params, run.theta, k, run.seed, run.schedule)
         match = mini_match(run, draw, args)
-        play(match, ray, where)
+        try:
+            play(match, ray, where)
+        except HeadLost as lost:
+            print(f"rafle tune: {lost}: stopped in iteration {k + 1} of {total}; {path} holds "
+                  f"the {len(run.records)} finished: the same command goes on", file=sys.stderr)
+            return 1
         if match.error:                          # an engine that cannot start at all
             print(f"rafle tune: iteration {k + 1}: {match.error}", file=sys.stderr)
             return 1
@@ -306,7 +312,7 @@ def tune(run: Run, path: Path, args, ray, out) -> int:
         run.theta = theta
         save_run(run, path)
         say(iteration_line(run, run.records[-1], total))
-    if where:
+    if where and head_answers(ray):
         say(placement(ray, where, "games played"))
     for line in ship_lines(run):
         say(line)
