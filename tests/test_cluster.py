@@ -119,6 +119,51 @@ def test_a_lost_actor_loses_only_its_game_which_is_played_again(local_ray, tmp_p
     assert " games=4 " in out
 
 
+
+# ----- rafle tournament --ray ----------------------------------------------------------------
+
+def tournament_on_ray(tmp_path, capsys, *more) -> str:
+    """A round robin of three depth-limited Rafles, 2 games a pairing, on the local Ray."""
+    engines = []
+    for depth in (1, 2, 3):
+        engines += ["--engine", f"name=d{depth}", "cmd=rafle hub", f"depth={depth}"]
+    assert cli(["tournament", "--ray", *engines, "--games", "2", "--max-plies", "24",
+                "--state", str(tmp_path / "t.json"), "--pdn", str(tmp_path / "t.pdn"),
+                *more]) == 0
+    return capsys.readouterr().out
+
+
+def tournament_games(tmp_path) -> tuple[list[int], list[int]]:
+    """The ids of the games in the state file, and the rounds in the PDN (every move legal)."""
+    state = sorted(g["id"] + 1 for g in json.loads((tmp_path / "t.json").read_text())["games"])
+    played = read_pdn((tmp_path / "t.pdn").read_text())
+    for g in played:
+        g.game()
+    return state, sorted(int(g.tags["Round"]) for g in played)
+
+
+def test_a_tournament_on_ray_plays_every_game_once_and_goes_on(local_ray, tmp_path, capsys):
+    first = tournament_on_ray(tmp_path, capsys, "--max-games", "2")
+    assert "stopped after" in first and "Ray players" in first
+    assert re.search(r"^games played on 1 Ray node: .+ \d+$", first, re.M)
+    state, rounds = tournament_games(tmp_path)
+    assert 2 <= len(state) < 6 and state == rounds
+    second = tournament_on_ray(tmp_path, capsys)
+    assert f"({len(state)} played before, {6 - len(state)} to play), on Ray" in second
+    again = sorted(int(g) for g in re.findall(r"^game (\d+):", second, re.M))
+    assert sorted(state + again) == [1, 2, 3, 4, 5, 6]           # the rest, none twice
+    assert tournament_games(tmp_path) == ([1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 5, 6])
+    assert "tournament games=6 planned=6 " in second and "played again" not in second
+
+
+def test_a_tournament_on_ray_plays_a_lost_actors_game_again(local_ray, tmp_path, capsys):
+    local_ray.unlink()                           # the next game's actor dies, once
+    out = tournament_on_ray(tmp_path, capsys)
+    assert local_ray.exists()
+    assert "1 game played again after a Ray actor was lost" in out
+    assert len(re.findall(r"^game \d+:", out, re.M)) == 6
+    assert tournament_games(tmp_path) == ([1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 5, 6])
+
 def test_tune_on_ray_plays_every_iteration_and_goes_on(local_ray, tmp_path, capsys):
     state = tmp_path / "t.json"
     args = ["tune", "--ray", "--param", "lmr-depth", "--games", "2", "--depth", "1",
@@ -172,9 +217,12 @@ def test_without_ray_every_front_end_says_how_to_get_it(monkeypatch, tmp_path, c
     assert cli(["match", "--ray", "--games", "2", "--depth", "1"]) == 2
     assert cli(["selfplay", "--ray", "--games", "2", "--out", str(tmp_path / "x.npz")]) == 2
     assert cli(["tune", "--ray", "--param", "lmr-depth", "--state", str(tmp_path / "t.json")]) == 2
+    assert cli(["tournament", "--ray", "--engine", "name=a", "cmd=rafle hub", "--engine", "name=b",
+                "cmd=rafle hub", "--state", str(tmp_path / "e.json"),
+                "--pdn", str(tmp_path / "e.pdn")]) == 2
     said = f"--ray needs Ray: {install_command('cluster')}"
     assert said.startswith("--ray needs Ray: pip install ") and "[cluster]" in said
-    assert capsys.readouterr().err.count(said) == 4
+    assert capsys.readouterr().err.count(said) == 5
 
 
 # ----- version skew -------------------------------------------------------------------------

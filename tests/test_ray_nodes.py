@@ -2,8 +2,8 @@
 started by ``ray start``, 1 CPU and a custom resource each, token authentication on), driven
 by ``rafle`` commands as a user runs them: work lands on both nodes; a worker node taken away
 (its processes ended by id) costs perft no count, a match no game, self-play no chunk and
-tune no iteration; a lost head stops a match or self-play in one line with its work kept,
-and the same command goes on once the cluster is back.
+tune no iteration; a lost head stops a match, a tournament or self-play in one line with its
+work kept, and the same command goes on once the cluster is back.
 """
 from __future__ import annotations
 
@@ -204,6 +204,42 @@ def test_a_lost_head_stops_a_match_in_one_line_and_the_same_command_goes_on(own_
     assert sorted(kept + again) == list(range(1, 41))   # the rest, none twice
     assert rounds(pdn) == list(range(1, 41)) and " games=40 " in done.stdout
 
+
+
+@pytest.mark.slow
+def test_a_lost_head_stops_a_tournament_in_one_line_and_the_same_command_goes_on(own_cluster,
+                                                                                 tmp_path):
+    c = own_cluster
+    state, pdn = tmp_path / "t.json", tmp_path / "t.pdn"
+    engines = [w for name in ("a", "b", "c") for w in ("--engine", f"name={name}", "cmd=rafle hub")]
+    # 42 games, enough to outlast the driver's grace (as the match's 40 above)
+    command = ("tournament", "--ray", c.address, *engines, "--games", "14", "--depth", "5",
+               "--max-plies", "100", "--state", str(state), "--pdn", str(pdn))
+    run = c.spawn(*command)
+    wait_for_line(run, r"^game \d+:")
+    lost = time.monotonic()
+    c.kill("node_a")
+    out, err = ended(run, 120)
+    assert run.returncode == 1, err
+    assert time.monotonic() - lost < 40                 # before Ray's own 60 s
+    played = re.fullmatch(rf"rafle tournament: lost the Ray head at \S+: stopped after (\d+) of 42 "
+                          rf"games; the \1 finished are in {re.escape(str(state))} and "
+                          rf"{re.escape(str(pdn))}: the same command goes on",
+                          err.strip().splitlines()[-1])
+    assert played, err
+    n = int(played[1])
+    kept = sorted(g["id"] + 1 for g in json.loads(state.read_text())["games"])
+    assert 1 <= n < 42 and rounds(pdn) == kept and len(kept) == n
+    c.kill("node_b")
+
+    start(c)
+    done = c.rafle(*command, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert f"({n} played before, {42 - n} to play), on Ray" in done.stdout
+    again = sorted(int(g) for g in re.findall(r"^game (\d+):", done.stdout, re.M))
+    assert sorted(kept + again) == list(range(1, 43))   # the rest, none twice
+    assert rounds(pdn) == list(range(1, 43)) and "tournament games=42 planned=42 " in done.stdout
+    assert re.search(r"^games played on [12] Ray nodes?: ", done.stdout, re.M)
 
 @pytest.mark.slow
 def test_a_lost_head_stops_self_play_in_one_line_and_the_same_command_goes_on(own_cluster,

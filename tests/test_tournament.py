@@ -151,6 +151,16 @@ def test_an_engine_that_dies_mid_game_forfeits_it_and_the_event_goes_on(tmp_path
     assert float(s["points.dying"]) == 0
 
 
+
+def test_ray_refuses_an_engine_on_another_host_in_one_line(tmp_path, capsys):
+    code = tournament.main(["--state", str(tmp_path / "t.json"), "--pdn", str(tmp_path / "t.pdn"),
+                            "--engine", "name=r", "cmd=rafle hub", "--engine", "name=scan",
+                            "proto=dxp", "host=10.0.0.7", "port=27531", "--ray"])
+    assert code == 2 and not (tmp_path / "t.json").exists()
+    assert capsys.readouterr().err == ("rafle tournament: --ray starts every engine on Ray actors, "
+                                       "and engine scan is on another host (10.0.0.7:27531): "
+                                       "play without --ray\n")
+
 def test_a_dxp_engine_takes_part(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     out = run(tmp_path, capsys, "--engine", "name=hub", f"cmd={RAFLE} hub", "depth=2",

@@ -97,11 +97,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log", help="write the Hub traffic to this file")
     add_live(p)
     p.add_argument("--event", default="rafle match", help="PDN Event tag")
-    p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
-                   help="play the games on Ray actors (one per CPU, each with its two engines): "
-                        "on a local Ray instance without ADDRESS, or on the cluster at ADDRESS "
-                        "('auto', 'ray://host:port'); needs Ray: " + install_command("cluster"))
+    add_ray(p, "each with its two engines")
     return p
+
+
+def add_ray(p: argparse.ArgumentParser, actors: str) -> None:
+    """``--ray [ADDRESS]`` (rafle match and tournament); ``actors`` says what each keeps."""
+    p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help=f"play the games on Ray actors (one per CPU, {actors}): on a local Ray "
+                        "instance without ADDRESS, or on the cluster at ADDRESS ('auto', "
+                        "'HOST:PORT', 'ray://host:port'); needs Ray: " + install_command("cluster"))
 
 
 def main(argv: list[str]) -> int:

@@ -9,6 +9,8 @@ again by the actors left, and no finished game is lost or counted twice.  A game
 to an actor that has said it is up: one made for a lost node's CPU (still counted for a
 while) never starts, and must not hold a game.  A lost head (:class:`HeadWatch`) stops the
 match in one line, before Ray ends the driver; with ``--state`` the same command goes on.
+:class:`Crew`, :func:`hire` and :func:`deal` hand games to actors of any kind: a
+tournament's (:mod:`.ray_tournament`) use them too.
 """
 from __future__ import annotations
 
@@ -89,23 +91,25 @@ def kept(match: Match) -> str:
     return f"the {n} finished are in the lines above (--state FILE lets the same command go on)"
 
 
-class _Crew:
-    """A match's actors: those starting (not yet up), idle and busy (a game each)."""
+class Crew:
+    """Ray actors of class ``cls`` (made with ``init``), one game at a time each: those
+    starting (not yet up), idle and busy.  Shared by a match and a tournament."""
 
-    FAILURES = 10           # actors that may fail to start before the match gives up
+    FAILURES = 10           # actors that may fail to start before the run gives up
 
-    def __init__(self, ray, args, count: int):
-        self.ray, self.args = ray, args
-        self.actor = ray.remote(num_cpus=1)(Player)
+    def __init__(self, ray, cls, init: tuple, count: int):
+        self.ray, self.init = ray, init
+        self.actor = ray.remote(num_cpus=1)(cls)
         self.hired, self.idle = [], []
         self.starting = {}                       # ready ref -> player
         self.busy = {}                           # play ref -> (player, game number)
         self.failures = 0
+        self.replayed = 0                        # games played again after an actor was lost
         for _ in range(count):
             self.hire()
 
     def hire(self) -> None:
-        p = self.actor.remote(self.args)
+        p = self.actor.remote(*self.init)
         self.hired.append(p)
         self.starting[p.ready.remote()] = p
 
@@ -135,23 +139,23 @@ class _Crew:
             self.ray.kill(p)
 
 
-def play_on_ray(match: Match, ray, where: Counter | None = None) -> int:
-    """Play the games of ``match`` on actors of the Ray already joined (``ray``: the module);
-    the number of games played again after an actor was lost.  ``where`` counts the games
-    each node played.  Ctrl-C drops the games in progress and leaves ``match.aborted`` set;
-    a lost head raises HeadLost, the finished games kept by ``match``."""
-    a = match.args
-    queue = [n for n in range(a.games) if n not in match.done]
-    watch, busy, replayed, lost = HeadWatch(ray), {}, 0, False
-    watch.ensure()                               # (a tune iteration: the head of the last)
+def hire(ray, cls, init: tuple, games: int) -> Crew:
+    """Actors for ``games`` games, one per CPU of the cluster at most, once its head
+    answers (HeadLost if it stays silent)."""
+    HeadWatch(ray).ensure()                      # (a tune iteration: the head of the last)
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-    crew = _Crew(ray, a, min(cpus, len(queue)))
-    match.say(f"match: {a.games} games, {match.limits[0].describe()}, {len(match.openings)} "
-              f"openings, {len(crew.hired)} Ray players{match.before()}")
-    busy = crew.busy
+    return Crew(ray, cls, init, min(cpus, games))
+
+
+def deal(ray, crew: Crew, queue: list[int], stop, take) -> None:
+    """Hand the games numbered in ``queue`` to ``crew`` until none is left or ``stop`` (an
+    Event) is set, and ``take(answer)`` each game's answer as it comes.  A lost actor's game
+    goes back to the queue (counted in ``crew.replayed``); a lost head raises HeadLost.  At
+    the end, or on Ctrl-C (which is raised on), the actors are ended."""
+    watch, busy, lost = HeadWatch(ray), crew.busy, False
     try:
-        while (queue and not match.stop.is_set()) or busy:
-            while queue and crew.idle and not match.stop.is_set():
+        while (queue and not stop.is_set()) or busy:
+            while queue and crew.idle and not stop.is_set():
                 p, number = crew.idle.pop(), queue.pop(0)
                 busy[p.play.remote(number)] = (p, number)
             ready, _ = watch.wait(list(busy) + list(crew.starting))
@@ -164,22 +168,36 @@ def play_on_ray(match: Match, ray, where: Counter | None = None) -> int:
                     answer = ray.get(ref)
                 except ray.exceptions.RayActorError:
                     queue.insert(0, number)      # the actor is gone: the game is played again
-                    replayed += 1
+                    crew.replayed += 1
                     crew.hire()                  # it plays if its node (or another) is up
                     continue
                 crew.idle.append(p)
-                take(match, answer, where)
-    except KeyboardInterrupt:
-        match.aborted = True
-        match.stop.set()
-        match.say("interrupted: the games in progress are dropped")
+                take(answer)
     except HeadLost:
         lost = True                              # asking the cluster anything now would hang
         raise
     finally:
         if not lost and head_answers(ray):       # else the actors end with their nodes
             crew.dismiss()
-    return replayed
+
+
+def play_on_ray(match: Match, ray, where: Counter | None = None) -> int:
+    """Play the games of ``match`` on actors of the Ray already joined (``ray``: the module);
+    the number of games played again after an actor was lost.  ``where`` counts the games
+    each node played.  Ctrl-C drops the games in progress and leaves ``match.aborted`` set;
+    a lost head raises HeadLost, the finished games kept by ``match``."""
+    a = match.args
+    queue = [n for n in range(a.games) if n not in match.done]
+    crew = hire(ray, Player, (a,), len(queue))
+    match.say(f"match: {a.games} games, {match.limits[0].describe()}, {len(match.openings)} "
+              f"openings, {len(crew.hired)} Ray players{match.before()}")
+    try:
+        deal(ray, crew, queue, match.stop, lambda answer: take(match, answer, where))
+    except KeyboardInterrupt:
+        match.aborted = True
+        match.stop.set()
+        match.say("interrupted: the games in progress are dropped")
+    return crew.replayed
 
 
 def take(match: Match, answer: tuple, where: Counter | None) -> None:

@@ -28,6 +28,9 @@ tournament, keeps every finished game and never plays one twice.  At the end: st
 with Sonneborn-Berger, ratings fitted over all games with 95% error bars
 (:mod:`.ratings`), a crosstable, and every game in the PDN file.
 
+With ``--ray [ADDRESS]`` the games are played by Ray actors (:mod:`.ray_tournament`), each
+scored into the state file and the PDN as it finishes, as here.
+
 An engines file (TOML or JSON) lists the engines, each with ``name``, ``command`` (or, for
 a DXP engine on another host, ``host`` and ``port``) and optionally ``protocol`` (hub, hub1
 or dxp), ``dir``, ``tc``, ``depth``, ``nodes``, ``movetime``
@@ -71,7 +74,8 @@ from .elo import signed
 from .dxp_client import ADDRESS, check_port
 from .engines import check_command, check_limit, clock_note
 from .ratings import fit_ratings
-from .cli import add_engine_guards, add_live, build_parser as match_parser
+from .ray_tournament import refuse_remote_on_ray, run_on_ray
+from .cli import add_engine_guards, add_live, add_ray, build_parser as match_parser
 from .live import Live
 from .runner import TC_FORMS, Limit, Match, concurrency, parse_tc, run_workers
 from .score import GameResult
@@ -210,7 +214,10 @@ class _PairMatch(Match):
 
 
 class Tournament:
-    def __init__(self, args: argparse.Namespace, specs: list[EngineSpec], out=None):
+    def __init__(self, args: argparse.Namespace, specs: list[EngineSpec], out=None,
+                 resume: bool = True):
+        """``resume``: read the state file (a Ray actor's copy, which plays games and keeps
+        no state, does not)."""
         self.args = args
         self.out = out or sys.stdout
         self.specs = specs
@@ -234,7 +241,8 @@ class Tournament:
         self.done: dict[int, dict] = {}
         self.state_path = Path(args.state)
         self.signature = self._signature()
-        self._load_state()
+        if resume:
+            self._load_state()
         self.pairings: dict[tuple[int, int], _PairMatch] = {}
         self.date = datetime.date.today().strftime("%Y.%m.%d")
         self.played_now = 0
@@ -282,7 +290,7 @@ class Tournament:
         tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
         os.replace(tmp, self.state_path)
 
-    def _pairing(self, a: int, b: int) -> _PairMatch:
+    def pairing(self, a: int, b: int) -> _PairMatch:
         with self.lock:
             if (a, b) not in self.pairings:
                 A, B = self.specs[a], self.specs[b]
@@ -368,7 +376,7 @@ class Tournament:
         return lines
 
     # ----- running --------------------------------------------------------------------
-    def _finish(self, gid: int, a: int, b: int, r: GameResult, pair: _PairMatch) -> None:
+    def finish(self, gid: int, a: int, b: int, r: GameResult, pair: _PairMatch) -> None:
         white, black = pair.names[r.white], pair.names[1 - r.white]
         tags = {"Event": self.args.event, "Site": "rafle tournament", "Date": self.date,
                 "Round": str(gid + 1), "White": white, "Black": black, "Result": r.result,
@@ -413,7 +421,7 @@ class Tournament:
                 for e in [e for e in cache if e not in (a, b)]:
                     cache.pop(e).quit()
                 clients = [cache.pop(a, None), cache.pop(b, None)]
-                pair = self._pairing(a, b)
+                pair = self.pairing(a, b)
                 try:
                     result = pair.play_game(k, clients, worker)
                 except EngineError as err:
@@ -432,14 +440,23 @@ class Tournament:
                     for e, c in zip((a, b), clients):
                         if c is not None:
                             cache[e] = c
-                self._finish(gid, a, b, result, pair)
+                self.finish(gid, a, b, result, pair)
                 with self.lock:
                     self.running.discard(gid)
         finally:
             for c in cache.values():
                 c.quit()
 
-    def run(self) -> int:
+    def play_here(self, interrupted) -> list[str]:
+        """Play the games in ``--concurrency`` local threads; no notes."""
+        left = len(self.games) - len(self.done)
+        run_workers(self.worker, min(self.args.concurrency, max(left, 1)), interrupted)
+        return []
+
+    def run(self, play=None) -> int:
+        """Play the games left and report.  ``play(interrupted)`` plays them (by default
+        :meth:`play_here`; :mod:`.ray_tournament` on Ray), calls ``interrupted()`` on Ctrl-C,
+        and returns notes (where the games ran) printed before the standings."""
         a = self.args
         self.running: set[int] = set()
         self.error: str | None = None
@@ -450,7 +467,9 @@ class Tournament:
             Path(a.pdn).write_text("", encoding="utf-8")
         left = len(self.games) - len(self.done)
         self.say(f"tournament: {len(self.specs)} engines, {a.format}, {len(self.games)} games "
-                 f"({len(self.done)} played before, {left} to play), concurrency {a.concurrency}")
+                 f"({len(self.done)} played before, {left} to play), "
+                 + ("on Ray" if getattr(a, "ray", None) is not None
+                    else f"concurrency {a.concurrency}"))
         for note in self.notes:
             self.say(note)
         def interrupted() -> None:
@@ -467,7 +486,7 @@ class Tournament:
                 g = self.done[i]
                 self.live.add_result(g["white"], g["black"], g["result"], g["reason"], g["plies"])
         try:
-            run_workers(self.worker, min(a.concurrency, max(left, 1)), interrupted)
+            notes = (play or self.play_here)(interrupted)
         finally:
             if self.log_file:
                 self.log_file.close()
@@ -479,7 +498,7 @@ class Tournament:
         if len(self.done) < len(self.games):
             self.say(f"stopped after {len(self.done)} of {len(self.games)} games; the same command "
                      f"continues ({self.state_path})")
-        for line in self.report():
+        for line in notes + self.report():
             self.say(line)
         return 0
 
@@ -514,7 +533,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--event", default="rafle tournament", help="PDN Event tag")
     add_live(p)
     p.add_argument("--log", help="append every line and DXP message to and from the engines to "
-                                 "this file")
+                                 "this file (not the traffic of games played on Ray)")
+    add_ray(p, "each starting the engines its games need")
     return p
 
 
@@ -523,11 +543,17 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
+    if args.live and args.ray is not None:
+        parser.error("--live follows games played here: not with --ray")
     try:
         specs = load_engines(args.engines) if args.engines else []
         specs += [parse_engine(tokens) for tokens in args.engine]
         tournament = Tournament(args, specs)
+        if args.ray is not None:
+            refuse_remote_on_ray(specs)
     except (ValueError, OSError) as exc:         # BadInput is a ValueError
         print(f"rafle tournament: {exc}", file=sys.stderr)
         return 2
+    if args.ray is not None:
+        return run_on_ray(tournament, args.ray or None)
     return tournament.run()
