@@ -101,7 +101,7 @@ def test_a_premove_is_played_as_soon_as_the_engine_has_moved(page):
 
 
 def test_a_premove_is_cancelled_by_a_click_elsewhere(page):
-    against_a_slow_engine(page, 2)
+    against_a_slow_engine(page, 5)     # thinking long enough for two clicks on a loaded machine
     drag(page, 32, 28)
     expect(page.locator("#status")).to_contain_text("thinking")
     click(page, 37)

@@ -283,7 +283,7 @@ def test_the_share_of_its_clock_each_engine_used_is_reported(tmp_path, capsys, t
             found = re.search(r"clock used by the game's end ([\d.]+)%", line)
             assert found, line
         shares[name] = float(found.group(1))
-        assert 0 < shares[name] < 100
+        assert 0 <= shares[name] < 100      # an engine that answers at once may print 0.0
     assert shares["sleepy"] > shares["good"]     # 50 ms a move against next to nothing
 
 
