@@ -205,7 +205,6 @@ def test_a_lost_head_stops_a_match_in_one_line_and_the_same_command_goes_on(own_
     assert rounds(pdn) == list(range(1, 41)) and " games=40 " in done.stdout
 
 
-
 @pytest.mark.slow
 def test_a_lost_head_stops_a_tournament_in_one_line_and_the_same_command_goes_on(own_cluster,
                                                                                  tmp_path):
@@ -240,6 +239,7 @@ def test_a_lost_head_stops_a_tournament_in_one_line_and_the_same_command_goes_on
     assert sorted(kept + again) == list(range(1, 43))   # the rest, none twice
     assert rounds(pdn) == list(range(1, 43)) and "tournament games=42 planned=42 " in done.stdout
     assert re.search(r"^games played on [12] Ray nodes?: ", done.stdout, re.M)
+
 
 @pytest.mark.slow
 def test_a_lost_head_stops_self_play_in_one_line_and_the_same_command_goes_on(own_cluster,
