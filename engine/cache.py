@@ -15,22 +15,31 @@ import os
 import shutil
 import sys
 import time
+from functools import lru_cache
 from pathlib import Path
 
 UNUSED_FOR = 86400          # seconds after which another digest's directory is removed
+
+
+@lru_cache(maxsize=1)
+def source_digest() -> str:
+    """A digest of the engine's sources (its rules, move order and kernels): 16 hex digits.
+    Anything derived from what the engine computes (compiled kernels, replayed games) is
+    kept under it."""
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha1()
+    for path in sorted(here.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def key_the_compile_cache() -> None:
     """Point numba's cache at this version's directory (made if missing)."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
-    here = Path(__file__).resolve().parent
     try:
-        digest = hashlib.sha1()
-        for path in sorted(here.glob("*.py")):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
         base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rafle"
-        mine = base / f"numba-{digest.hexdigest()[:16]}"
+        mine = base / f"numba-{source_digest()}"
         mine.mkdir(parents=True, exist_ok=True)
         os.utime(mine)
         for other in base.glob("numba-*"):

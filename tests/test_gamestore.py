@@ -113,6 +113,43 @@ def test_a_corrupt_chunk_is_refused_by_name_and_the_others_are_read(store, capsy
         train.load([bad])
 
 
+@pytest.fixture
+def replay_cache(tmp_path, monkeypatch):
+    """The replay cache under a cache directory of this test's own."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    gamestore._cache_dir.cache_clear()
+    yield tmp_path / "cache" / "rafle"
+    gamestore._cache_dir.cache_clear()
+
+
+def test_a_chunk_replayed_once_is_read_from_the_cache_and_still_checked(store, replay_cache,
+                                                                       played, monkeypatch):
+    path = store.path(5, 0)
+    variant, first = gamestore.load_chunk(path)
+    entries = list(replay_cache.glob("replay-*/*.npz"))
+    assert len(entries) == 1 and entries[0].stem == gamestore.read_header(path)["sha256"]
+    assert same(first, {k: played[0][k][played[0]["game"] < 2] for k in FIELDS})
+
+    def no_replay(*args):
+        raise AssertionError("replayed again")
+    with monkeypatch.context() as m:
+        m.setattr(gamestore, "replay", no_replay)
+        assert gamestore.load_chunk(path)[0] == variant
+        assert same(gamestore.load_chunk(path)[1], first)
+        # The chunk itself is still checked: damaged on disk, it is refused by name.
+        data = open(path, "rb").read()
+        with open(path, "wb") as f:
+            f.write(data[:-1] + bytes([data[-1] ^ 1]))
+        with pytest.raises(BadInput, match="checksum mismatch"):
+            gamestore.load_chunk(path)
+        with open(path, "wb") as f:
+            f.write(data)
+    # A cache entry that does not read back is replayed again and rewritten.
+    entries[0].write_bytes(b"not an npz")
+    assert same(gamestore.load_chunk(path)[1], first)
+    assert same(gamestore._cached(gamestore.read_header(path)), first)
+
+
 def test_a_move_index_out_of_range_is_refused_by_name(tmp_path):
     record = GameRecord(0, pos_to_fen(start_position()), 0, (3, 200), (10, 20), 1)
     path = str(tmp_path / "chunk-1-0000000.rgs")
