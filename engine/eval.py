@@ -40,7 +40,8 @@ from numba import njit
 
 from .bits import ix, lsb_index, popcount
 from .movegen import king_quiet_count as _king_moves, man_free, man_steps, opposite, step
-from .patterns import (B3, B3R, FULL_BANDS, FULL_PER, MAX_SLOTS, NCONFIG, NDENSE, PHASE_ONE, SCALE,
+from .patterns import (B3, B3R, FULL_BANDS, FULL_PER, KING_TERMS, MAX_SLOTS, NCONFIG, NDENSE, PHASE_ONE,
+                       SCALE,
                        SLOTS_AT, band, code, full_code, full_square_slots, odd_code, phase, row_bits,
                        square_slots, windows)
 from .variants import (
@@ -103,7 +104,9 @@ T_B3 = 364         # +code: an 8-bit window code in base 3
 T_B3R = 620        # +code: the same, the code read backwards
 T_SLOTS = 876      # +bit * SLOT_ROW: the windows of a square (engine.patterns.square_slots)
 SLOT_ROW = SLOTS_AT + 2 * MAX_SLOTS
-N_TABLE = T_SLOTS + 64 * SLOT_ROW
+T_KSQ = T_SLOTS + 64 * SLOT_ROW   # +bit: the square (0 ..) of a White king on bit, for its weight;
+                                  # +64+bit: a Black king's, the board turned 180 degrees
+N_TABLE = T_KSQ + 128
 # windows_after keeps the windows a move changed as the bits of one int64 (on the boards of
 # engine.variants, 10x10 and 8x8, with both families):
 assert max(windows(10, odd=True), windows(8, odd=True), windows(8, full=True)) < 64
@@ -156,7 +159,10 @@ def _tables(width: int) -> np.ndarray:
     T[T_B3:T_B3 + 256] = B3
     T[T_B3R:T_B3R + 256] = B3R
     T[T_NW] = windows(width)
-    T[T_SLOTS:] = square_slots(width).ravel()
+    T[T_SLOTS:T_KSQ] = square_slots(width).ravel()
+    for s, b in bit.items():
+        T[T_KSQ + b] = s - 1
+        T[T_KSQ + 64 + b] = n - s
     T.flags.writeable = False
     return T
 
@@ -189,7 +195,10 @@ def _full_tables() -> np.ndarray:
     T[T_B3R:T_B3R + 256] = B3R
     T[T_FULL] = 1
     T[T_NW] = windows(8, True)
-    T[T_SLOTS:] = full_square_slots().ravel()
+    T[T_SLOTS:T_KSQ] = full_square_slots().ravel()
+    for b in range(64):
+        T[T_KSQ + b] = b
+        T[T_KSQ + 64 + b] = 63 - b
     T = np.array([x - (1 << 64) if x >> 63 else x for x in map(int, T)], dtype=np.int64)
     T.flags.writeable = False
     return T
@@ -387,6 +396,32 @@ def open_terms(wm, bm, wk, bk, width, T, W, a, b, race):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
+def king_terms(wk, bk, T, W, a, b):
+    """The learned evaluation's terms of kings (White's minus Black's), with the weights at
+    ``W[a + i]`` and ``W[b + i]``: 0, a side has a king; 1, its kings beyond the first; 2 +
+    the square of each king (Black's read on the board turned 180 degrees)."""
+    nw = popcount(wk)
+    nb = popcount(bk)
+    first = (1 if nw else 0) - (1 if nb else 0)
+    more = max(nw - 1, 0) - max(nb - 1, 0)
+    sa = first * W[a] + more * W[a + 1]
+    sb = first * W[b] + more * W[b + 1]
+    c = wk
+    while c:
+        x = lsb_index(c)
+        c &= c - 1
+        sa += W[a + 2 + T[T_KSQ + x]]
+        sb += W[b + 2 + T[T_KSQ + x]]
+    c = bk
+    while c:
+        x = lsb_index(c)
+        c &= c - 1
+        sa -= W[a + 2 + T[T_KSQ + 64 + x]]
+        sb -= W[b + 2 + T[T_KSQ + 64 + x]]
+    return sa, sb
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def _white_index(rw, rb, c, T):
     """White's index of the window at squares ``c, c+1`` of a band (rows ``rw``, ``rb``)."""
     return T[T_B3 + code(rw, c)] + 2 * T[T_B3 + code(rb, c)]
@@ -505,8 +540,9 @@ def windows_after(acc, idx, p, q, wm, bm, wm2, bm2, T, W):
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def learned_score(acc, white, black, kings, turn, V, T, W):
     """The pattern evaluation (engine.patterns) for the side to move, from the windows'
-    packed sum ``acc``: the windows, and the hand terms with learned opening and endgame
-    weights, blended by the phase."""
+    packed sum ``acc``: the windows, the hand terms with learned opening and endgame
+    weights, and with kings on the board the kings' own terms (:func:`king_terms`),
+    blended by the phase."""
     # Each window entry holds its opening weight times 2^32 plus its endgame weight, so
     # one sum gives both: the endgame sum is the low 32 bits (signed), the opening the rest.
     nw = W[LEARNED]
@@ -518,6 +554,11 @@ def learned_score(acc, white, black, kings, turn, V, T, W):
         dop, deg = open_terms(white, black, 0, 0, V[V_WIDTH], T, W, op_d, eg_d, 1)
     else:
         dop, deg = piece_terms(white, black, kings, V, T, W, op_d, eg_d, 1, W[LEARNED_LOCAL])
+        if kings:
+            kop, keg = king_terms(white & kings, black & kings, T, W, eg_d + NDENSE,
+                                  eg_d + NDENSE + KING_TERMS)
+            dop += kop
+            deg += keg
     side = 1 if turn == 0 else -1
     op += dop + side * W[op_d + TEMPO]
     eg += deg + side * W[eg_d + TEMPO]

@@ -24,11 +24,11 @@ import math
 import numpy as np
 from numba import njit
 
-from .bits import popcount
+from .bits import lsb_index, popcount
 from .eval import (BACK, BT_MULT, DRAW_DIV, KING, MAN, MOB_KING, MOB_MAN, ROW, RUN_ROW, RUNAWAY,
-                   T_B3, T_B3R, T_ROWS, TEMPO, WEIGHTS, hand_terms)
-from .patterns import (NCONFIG, NDENSE, PHASE_ONE, SCALE, layout, odd_windows, phase, window_indices,
-                       windows)
+                   T_B3, T_B3R, T_KSQ, T_ROWS, TEMPO, WEIGHTS, hand_terms)
+from .patterns import (KING_TERMS, NCONFIG, NDENSE, PHASE_ONE, SCALE, layout, odd_windows, phase,
+                       window_indices, windows)
 from .weights import start_pieces
 from .variants import GOAL_BREAKTHROUGH, GOAL_LOSING, GOAL_NORMAL, KG_LOSING, V_GOAL, V_WIDTH
 
@@ -62,9 +62,35 @@ def start_weights(goal: str = GOAL_NORMAL) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _extract(white, black, kings, turn, V, T, full, odd, start, idx_w, idx_b, feats, ph, dd):
+def _king_features(wk, bk, T, kf, kv):
+    """The kings' terms (``engine.eval.king_terms``) of one position as (index, value)
+    pairs in ``kf``, ``kv``; the rest of the row -1."""
+    nw, nb = popcount(wk), popcount(bk)
+    kf[:] = -1
+    kf[0], kv[0] = 0, (1 if nw else 0) - (1 if nb else 0)
+    kf[1], kv[1] = 1, max(nw - 1, 0) - max(nb - 1, 0)
+    j = 2
+    c = wk
+    while c:
+        x = lsb_index(c)
+        c &= c - 1
+        kf[j], kv[j] = 2 + T[T_KSQ + x], 1.0
+        j += 1
+    c = bk
+    while c:
+        x = lsb_index(c)
+        c &= c - 1
+        kf[j], kv[j] = 2 + T[T_KSQ + 64 + x], -1.0
+        j += 1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _extract(white, black, kings, turn, V, T, full, odd, start, idx_w, idx_b, feats, ph, dd,
+             kf, kv):
     for i in range(len(white)):
         w, b, k = white[i], black[i], kings[i]
+        if k:
+            _king_features(w & k, b & k, T, kf[i], kv[i])
         window_indices(w & ~k, b & ~k, T, T_ROWS, T_B3, T_B3R, V[V_WIDTH], full, idx_w[i],
                        idx_b[i], odd)
         for d in range(TEMPO):
@@ -82,7 +108,8 @@ def _extract(white, black, kings, turn, V, T, full, odd, start, idx_w, idx_b, fe
 
 def extract_features(white, black, kings, turn, variant, tables, odd: bool = False):
     """The features of each position: (White's window indices, Black's, dense terms,
-    opening share, drawish-ending flags); ``odd``: the second family of windows too."""
+    opening share, drawish-ending flags, the kings' terms as indices and values (-1 past
+    the last; none without kings)); ``odd``: the second family of windows too."""
     n = len(white)
     nw = windows(variant.width, variant.full_board, odd)
     idx_w = np.zeros((n, nw), dtype=np.int32)
@@ -90,15 +117,18 @@ def extract_features(white, black, kings, turn, variant, tables, odd: bool = Fal
     feats = np.zeros((n, NDENSE), dtype=np.float64)
     ph = np.zeros(n, dtype=np.float64)
     dd = np.zeros(n, dtype=np.int8)
+    most = max((int(x).bit_count() for x in np.unique(np.asarray(kings, np.int64))), default=0)
+    kf = np.full((n, 2 + most if most else 1), -1, dtype=np.int16)
+    kv = np.zeros(kf.shape, dtype=np.float64)
     _extract(np.asarray(white, np.int64), np.asarray(black, np.int64),
              np.asarray(kings, np.int64), np.asarray(turn, np.int64), variant.table, tables,
              variant.full_board, odd, start_pieces(variant.width, variant.full_board), idx_w,
-             idx_b, feats, ph, dd)
-    return idx_w, idx_b, feats, ph, dd
+             idx_b, feats, ph, dd, kf, kv)
+    return idx_w, idx_b, feats, ph, dd, kf, kv
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _raw(i, idx_w, idx_b, feats, ph, theta, eg_w, op_d, eg_d):
+def _raw(i, idx_w, idx_b, feats, ph, kf, kv, theta, eg_w, op_d, eg_d):
     a = ph[i]
     s = 0.0
     for x in range(idx_w.shape[1]):
@@ -108,6 +138,12 @@ def _raw(i, idx_w, idx_b, feats, ph, theta, eg_w, op_d, eg_d):
         s += a * (theta[jw] - theta[jb]) + (1.0 - a) * (theta[eg_w + jw] - theta[eg_w + jb])
     for d in range(feats.shape[1]):
         s += feats[i, d] * (a * theta[op_d + d] + (1.0 - a) * theta[eg_d + d])
+    op_k = eg_d + NDENSE                # the kings' terms follow the dense ones
+    for j in range(kf.shape[1]):
+        if kf[i, j] < 0:
+            break
+        u = op_k + kf[i, j]
+        s += kv[i, j] * (a * theta[u] + (1.0 - a) * theta[u + KING_TERMS])
     return s
 
 
@@ -123,9 +159,9 @@ def _shrink(s, flags):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _score(i, idx_w, idx_b, feats, ph, dd, theta, eg_w, op_d, eg_d):
+def _score(i, idx_w, idx_b, feats, ph, dd, kf, kv, theta, eg_w, op_d, eg_d):
     """The score of position ``i`` from White's side, as the kernel computes it."""
-    s = _raw(i, idx_w, idx_b, feats, ph, theta, eg_w, op_d, eg_d)
+    s = _raw(i, idx_w, idx_b, feats, ph, kf, kv, theta, eg_w, op_d, eg_d)
     return s * _shrink(s, dd[i])
 
 
@@ -137,10 +173,11 @@ def _step(theta, g2, j, grad, lr, l2):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _epoch(idx_w, idx_b, feats, ph, dd, target, order, theta, g2, eg_w, op_d, eg_d, k, lr, l2):
+def _epoch(idx_w, idx_b, feats, ph, dd, kf, kv, target, order, theta, g2, eg_w, op_d, eg_d, k,
+           lr, l2):
     total = 0.0
     for i in order:
-        s = _raw(i, idx_w, idx_b, feats, ph, theta, eg_w, op_d, eg_d)
+        s = _raw(i, idx_w, idx_b, feats, ph, kf, kv, theta, eg_w, op_d, eg_d)
         sh = _shrink(s, dd[i])
         p = 1.0 / (1.0 + math.exp(-s * sh / k))
         err = p - target[i]
@@ -162,14 +199,22 @@ def _epoch(idx_w, idx_b, feats, ph, dd, target, order, theta, g2, eg_w, op_d, eg
             if f != 0.0:
                 _step(theta, g2, op_d + d, gs * a * f, lr, 0.0)
                 _step(theta, g2, eg_d + d, gs * (1.0 - a) * f, lr, 0.0)
+        for j in range(kf.shape[1]):
+            if kf[i, j] < 0:
+                break
+            u = eg_d + NDENSE + kf[i, j]
+            f = kv[i, j]
+            if f != 0.0:
+                _step(theta, g2, u, gs * a * f, lr, l2)
+                _step(theta, g2, u + KING_TERMS, gs * (1.0 - a) * f, lr, l2)
     return total / max(len(order), 1)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _loss(idx_w, idx_b, feats, ph, dd, target, theta, eg_w, op_d, eg_d, k):
+def _loss(idx_w, idx_b, feats, ph, dd, kf, kv, target, theta, eg_w, op_d, eg_d, k):
     total = 0.0
     for i in range(len(target)):
-        s = _score(i, idx_w, idx_b, feats, ph, dd, theta, eg_w, op_d, eg_d)
+        s = _score(i, idx_w, idx_b, feats, ph, dd, kf, kv, theta, eg_w, op_d, eg_d)
         err = 1.0 / (1.0 + math.exp(-s / k)) - target[i]
         total += err * err
     return total / max(len(target), 1)
@@ -201,13 +246,13 @@ class Fit:
 
     def epoch(self, data, target, order) -> float:
         """One pass over the positions in ``order``; the mean squared error seen."""
-        idx_w, idx_b, feats, ph, dd = data
-        return float(_epoch(idx_w, idx_b, feats, ph, dd, target, order, self.theta, self.g2,
+        idx_w, idx_b, feats, ph, dd, kf, kv = data
+        return float(_epoch(idx_w, idx_b, feats, ph, dd, kf, kv, target, order, self.theta, self.g2,
                             self.eg_w, self.op_d, self.eg_d, self.k, self.lr, self.l2))
 
     def loss(self, data, target) -> float:
-        idx_w, idx_b, feats, ph, dd = data
-        return float(_loss(idx_w, idx_b, feats, ph, dd, target, self.theta, self.eg_w,
+        idx_w, idx_b, feats, ph, dd, kf, kv = data
+        return float(_loss(idx_w, idx_b, feats, ph, dd, kf, kv, target, self.theta, self.eg_w,
                            self.op_d, self.eg_d, self.k))
 
     def block(self) -> np.ndarray:

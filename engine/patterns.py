@@ -52,6 +52,8 @@ from .bits import popcount
 NCONFIG = 6561                         # 3^8 contents of a window
 FULL_BANDS, FULL_PER = 7, 3            # the plain 8x8 board: 2x4 windows, rows 0-6, columns 0, 2, 4
 NDENSE = 24                            # the hand terms engine.eval.MAN .. TEMPO
+KING_TERMS = 2 + 64                    # the kings' terms (engine.eval.king_terms): a first king,
+                                       # kings beyond it, and a king on each square (64 at most)
 SCALE = 16
 PHASE_ONE = 256                        # phase: 256 with all start pieces, 0 with none
 
@@ -73,9 +75,11 @@ def odd_windows(width: int) -> int:
 
 def layout(width: int, full: bool = False, odd: bool = False) -> tuple[int, int, int, int, int]:
     """Offsets of (opening windows, endgame windows, opening dense, endgame dense) in a
-    weight block, and its size."""
+    weight block, and its size.  The kings' terms follow the endgame dense weights, opening
+    then endgame, ``KING_TERMS`` each (a block written before they were, without them,
+    reads them as zero: ``engine.weights``)."""
     nw = windows(width, full, odd) * NCONFIG
-    return 0, nw, 2 * nw, 2 * nw + NDENSE, 2 * nw + 2 * NDENSE
+    return 0, nw, 2 * nw, 2 * nw + NDENSE, 2 * nw + 2 * NDENSE + 2 * KING_TERMS
 
 
 def row_bits(width: int) -> list[int]:

@@ -24,7 +24,7 @@ from .eval import (BLOCKED, CENTRE, LEARNED, LEARNED_AT, LEARNED_LOCAL, LEARNED_
                    WEIGHTS, board_tables, men_terms)
 from .movegen import opposite, step
 from .variants import NDIRS, V_BOARD, V_MAN_STEPS
-from .patterns import NCONFIG, NDENSE, SLOTS_AT, TURNED, layout, odd_windows, windows
+from .patterns import KING_TERMS, NCONFIG, NDENSE, SLOTS_AT, TURNED, layout, odd_windows, windows
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -112,7 +112,7 @@ def _men_in_windows(W: np.ndarray, width: int, full: bool, a: int, b: int, size:
     ``W[b]``) as ``size`` window weights to add, opening and endgame: each square's terms
     go to the first window it lies in, so that the search reads them with the windows."""
     T = board_tables(width, full)
-    slots = T[T_SLOTS:].reshape(64, SLOT_ROW)
+    slots = T[T_SLOTS:T_SLOTS + 64 * SLOT_ROW].reshape(64, SLOT_ROW)
     configs = np.arange(NCONFIG)
     op, eg = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
     for x in range(64):
@@ -146,7 +146,7 @@ def _local_in_windows(W: np.ndarray, width: int, full: bool, V: np.ndarray, a: i
     to the first holding the man and the squares ahead; None where a square has no such
     window."""
     T = board_tables(width, full)
-    slots = T[T_SLOTS:].reshape(64, SLOT_ROW)
+    slots = T[T_SLOTS:T_SLOTS + 64 * SLOT_ROW].reshape(64, SLOT_ROW)
     op, eg = np.zeros(size, dtype=np.int64), np.zeros(size, dtype=np.int64)
     reach = _reach(V)
     to = lambda x, d: [y for y in range(64) if reach[d][x] >> y & 1]           # x steps to
@@ -206,10 +206,23 @@ def _read(path: Path) -> tuple[np.ndarray, int, bool, bool, str]:
         with np.load(path, allow_pickle=False) as data:
             full = bool(data["full"]) if "full" in data.files else False
             odd = bool(data["odd"]) if "odd" in data.files else False
-            return (np.asarray(data["block"]), int(data["width"]), full, odd,
+            width = int(data["width"])
+            return (_with_kings(np.asarray(data["block"]), width, full, odd), width, full, odd,
                     str(data["version"]))
     except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as exc:
         raise WeightsError(f"cannot read the weight file {path}: {exc}") from None
+
+
+def _with_kings(block: np.ndarray, width: int, full: bool, odd: bool) -> np.ndarray:
+    """A block written before the kings' terms were (``engine.patterns.KING_TERMS``), with
+    them at zero: the evaluation it was fitted as; any other block as it is."""
+    try:
+        short = layout(width, full, odd)[-1] - 2 * KING_TERMS
+    except ValueError:
+        return block
+    if block.ndim == 1 and len(block) == short:
+        return np.concatenate([block, np.zeros(2 * KING_TERMS, dtype=block.dtype)])
+    return block
 
 
 def _board(width: int, full: bool) -> str:

@@ -15,7 +15,7 @@ import pytest
 from engine import BLACK, WHITE, Position, get_variant
 from engine import eval as ev
 from engine import weights as wt
-from engine.patterns import NCONFIG, NDENSE, PHASE_ONE, SCALE, layout, windows
+from engine.patterns import KING_TERMS, NCONFIG, NDENSE, PHASE_ONE, SCALE, layout, windows
 from engine.variants import VARIANTS
 
 BOARDS = ["international", "russian", "english", "antidraughts", "breakthrough"]
@@ -62,11 +62,24 @@ def slow_learned(pos: Position, block: np.ndarray, odd: bool = False) -> int:
         eg += block[eg_w + w * NCONFIG + iw] - block[eg_w + w * NCONFIG + ib]
 
     if full:        # no slow twin of the full board's terms: the test zeroes their weights
-        assert not block[op_d:].any()
+        assert not block[op_d:op_d + 2 * NDENSE].any()
     else:
         feats = slow_terms(pos)
         op += sum(block[op_d + d] * f for d, f in enumerate(feats))
         eg += sum(block[eg_d + d] * f for d, f in enumerate(feats))
+    # The kings' terms: a first king, kings beyond it, a weight for each king's square
+    # (0-based), Black's read on the board turned (square s is square n + 1 - s).
+    kw = [s for s in range(1, n + 1) if pos.piece_at(s) == "W"]
+    kb = [s for s in range(1, n + 1) if pos.piece_at(s) == "B"]
+    first = (len(kw) > 0) - (len(kb) > 0)
+    more = max(len(kw) - 1, 0) - max(len(kb) - 1, 0)
+    for at, total in ((eg_d + NDENSE, "op"), (eg_d + NDENSE + KING_TERMS, "eg")):
+        k = (block[at] * first + block[at + 1] * more + sum(block[at + 1 + s] for s in kw)
+             - sum(block[at + 2 + n - s] for s in kb))
+        if total == "op":
+            op += k
+        else:
+            eg += k
     has_king = {"w": any(p == "W" for p in board.values()), "b": any(p == "B" for p in board.values())}
     pieces = sum(p != "e" for p in board.values())
     start = 32 if full else 40 if width == 10 else 24
@@ -170,7 +183,8 @@ def test_the_full_boards_windows_agree_with_their_slow_twin():
     # coordinates, against the kernel (its dense weights zero: the twin reads windows).
     v = get_variant("turkish")
     block = random_block(8, 11, full=True)
-    block[layout(8, True)[2]:] = 0
+    op_d = layout(8, True)[2]
+    block[op_d:op_d + 2 * NDENSE] = 0           # the kings' terms stay
     e = wt.learned(block, 8, "random", full=True)
     assert windows(8, True) == 21 and e.weights[ev.LEARNED] == 21
     T = ev.eval_tables(v)
@@ -254,7 +268,7 @@ def test_zero_weights_score_zero_and_sizes_fit_a_few_megabytes():
         pos = random_position(v, random.Random(3))
         assert ev.evaluate(*pos.words, v.table,
                            ev.eval_tables(v), e.weights) == 0
-        assert layout(v.width)[-1] == 2 * nw * NCONFIG + 2 * NDENSE
+        assert layout(v.width)[-1] == 2 * nw * NCONFIG + 2 * NDENSE + 2 * KING_TERMS
         assert layout(v.width)[-1] * 2 < 1 << 20        # int16 on disk: under a megabyte
 
 
@@ -306,6 +320,34 @@ def test_a_weight_file_loads_and_a_bad_one_is_named(tmp_path):
         assert str(path) in str(info.value)
 
 
+@pytest.mark.parametrize("name", ["international", "turkish"])
+def test_a_file_without_the_kings_terms_loads_with_them_at_zero(tmp_path, name):
+    # Weight files written before the kings' terms existed (every shipped file of 2026-12-05)
+    # play as they did: their kings' terms read as zero.
+    v = get_variant(name)
+    block = random_block(v.width, 9, v.full_board).astype(np.int32)
+    block[-2 * KING_TERMS:] = 0
+    old, new = tmp_path / "old.npz", tmp_path / "new.npz"
+    np.savez(old, block=block[:-2 * KING_TERMS], width=v.width, full=v.full_board, version="o")
+    np.savez(new, block=block, width=v.width, full=v.full_board, version="n")
+    assert wt.check(old) == "o"
+    a, b = wt.load(old, v), wt.load(new, v)
+    assert np.array_equal(a.weights, b.weights)
+    start, odd = wt.weight_block(old, v)
+    assert np.array_equal(start, block) and not odd
+    # With weights there, a king's square counts, and a position without kings is left alone.
+    block[-2 * KING_TERMS + 2:] = np.arange(2 * KING_TERMS - 2) * 16
+    e = wt.learned(block, v.width, "kings", v.full_board, variant=v)
+    T = ev.eval_tables(v)
+    one = Position(1 << v.square_bit(v.nsquares), 1 << v.square_bit(1),
+                   1 << v.square_bit(v.nsquares), WHITE, v)
+    assert (ev.evaluate(*one.words, v.table, T, e.weights)
+            != ev.evaluate(*one.words, v.table, T, a.weights))
+    men = Position(1 << v.square_bit(v.nsquares), 1 << v.square_bit(1), 0, WHITE, v)
+    assert (ev.evaluate(*men.words, v.table, T, e.weights)
+            == ev.evaluate(*men.words, v.table, T, a.weights))
+
+
 def test_odd_windows_load_widen_and_a_mismatch_is_refused(tmp_path):
     # A file with the second family says so (odd); its size must fit; widened one-family
     # weights (the second family zero) score every position as the first family alone.
@@ -340,7 +382,7 @@ def test_the_training_features_are_the_hand_terms(name):
     v = get_variant(name)
     rng = random.Random(name + "features")
     pos = [random_position(v, rng) for _ in range(400)]
-    _, _, feats, _, _ = learn.extract_features(
+    _, _, feats, _, _, _, _ = learn.extract_features(
         np.array([p.white for p in pos]), np.array([p.black for p in pos]),
         np.array([p.kings for p in pos]), np.array([p.turn for p in pos]), v, ev.eval_tables(v))
     for p, f in zip(pos, feats):
