@@ -85,7 +85,7 @@ def test_a_premove_is_played_as_soon_as_the_engine_has_moved(page):
     pos = pos_from_fen(fen)
     after = play(pos, find_move(pos, 42, 38))
     assert all(find_move(play(after, m), 47, 42) is not None for m in legal_moves(after))
-    against_a_slow_engine(page, 2, fen)
+    against_a_slow_engine(page, 5, fen)   # long enough for two clicks on a loaded machine
     header = page.locator("header nav button")
     buttons = [header.nth(i).bounding_box() for i in range(header.count())]
     drag(page, 42, 38)
