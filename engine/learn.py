@@ -117,7 +117,8 @@ def extract_features(white, black, kings, turn, variant, tables, odd: bool = Fal
     feats = np.zeros((n, NDENSE), dtype=np.float64)
     ph = np.zeros(n, dtype=np.float64)
     dd = np.zeros(n, dtype=np.int8)
-    most = max((int(x).bit_count() for x in np.unique(np.asarray(kings, np.int64))), default=0)
+    most = max(((int(x) & (1 << 64) - 1).bit_count()          # Turkish's h1 is bit 63: int64 < 0
+                for x in np.unique(np.asarray(kings, np.int64))), default=0)
     kf = np.full((n, 2 + most if most else 1), -1, dtype=np.int16)
     kv = np.zeros(kf.shape, dtype=np.float64)
     _extract(np.asarray(white, np.int64), np.asarray(black, np.int64),

@@ -472,3 +472,13 @@ def test_windows_updated_move_by_move_equal_windows_read_afresh(name, odd):
             pos = nxt
             checked += 1
     assert checked > 1000
+
+
+def test_the_kings_training_features_read_bit_63():
+    # Turkish's h1 is bit 63, a negative int64: every king there and on bit 62 is counted.
+    from engine import learn
+    v = get_variant("turkish")
+    kings = np.array([-2**63 + 2**62], dtype=np.int64)
+    white, black = np.array([-2**63], dtype=np.int64), np.array([2**62], dtype=np.int64)
+    *_, kf, kv = learn.extract_features(white, black, kings, np.array([0]), v, ev.eval_tables(v))
+    assert kf.tolist() == [[0, 1, 2 + 63, 2 + (63 - 62)]] and kv.tolist() == [[0, 0, 1, -1]]
