@@ -22,7 +22,7 @@ from .cache import key_the_compile_cache
 key_the_compile_cache()
 
 if TYPE_CHECKING:
-    from .cache import source_digest
+    from .cache import keyed_dir
     from .book import book_arrays, book_key, read_book, shipped_book
     from .egdb import (EgdbError, egdb_build, egdb_dir, egdb_dirs, egdb_load, egdb_slice_counts,
                        egdb_slice_size, egdb_slices, egdb_value_name)

@@ -33,18 +33,29 @@ def source_digest() -> str:
     return digest.hexdigest()[:16]
 
 
+def keyed_dir(kind: str, extra: bytes = b"") -> Path:
+    """``<the user's cache>/rafle/<kind>-<digest>``, made if missing: the digest of the engine's
+    sources (and of ``extra``, what else decides the contents).  Directories of this kind with
+    other digests, unused for a day, are removed.  OSError if it cannot be made."""
+    digest = source_digest()
+    if extra:
+        digest = hashlib.sha1(digest.encode() + extra).hexdigest()[:16]
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rafle"
+    mine = base / f"{kind}-{digest}"
+    mine.mkdir(parents=True, exist_ok=True)
+    os.utime(mine)
+    for other in base.glob(f"{kind}-*"):
+        if other != mine and time.time() - other.stat().st_mtime > UNUSED_FOR:
+            shutil.rmtree(other, ignore_errors=True)
+    return mine
+
+
 def key_the_compile_cache() -> None:
     """Point numba's cache at this version's directory (made if missing)."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
     try:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rafle"
-        mine = base / f"numba-{source_digest()}"
-        mine.mkdir(parents=True, exist_ok=True)
-        os.utime(mine)
-        for other in base.glob("numba-*"):
-            if other != mine and time.time() - other.stat().st_mtime > UNUSED_FOR:
-                shutil.rmtree(other, ignore_errors=True)
+        mine = keyed_dir("numba")
     except OSError:
         return                  # numba's own place (__pycache__), as before
     os.environ["NUMBA_CACHE_DIR"] = str(mine)

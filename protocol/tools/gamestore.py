@@ -39,7 +39,6 @@ import json
 import lzma
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -51,7 +50,7 @@ from typing import Iterator
 
 import numpy as np
 
-from engine import BadInput, Position, get_variant, legal_moves, play, pos_from_fen, source_digest
+from engine import BadInput, Position, get_variant, keyed_dir, legal_moves, play, pos_from_fen
 
 from ..about import version
 
@@ -290,7 +289,7 @@ def load_chunk(path: str) -> tuple[str, dict[str, np.ndarray]]:
 # Replaying costs 0.05-0.3 ms a position (10 million: several minutes), so each chunk's positions
 # are kept once replayed, under the user's cache directory, in a directory named by a digest of
 # the engine's sources and of this file (the rules, the order of moves and what is quiet decide
-# them), as ``<payload sha256>.npz``.  Directories of other digests unused for a day are removed.
+# them), as ``<payload sha256>.npz`` (``engine.keyed_dir``).
 # A cache entry that does not read back is replayed again; one that cannot be written is skipped.
 
 _CACHED_TYPES = {"white": "<i8", "black": "<i8", "kings": "<i8", "turn": "i1", "score": "<i2",
@@ -300,15 +299,7 @@ _CACHED_TYPES = {"white": "<i8", "black": "<i8", "kings": "<i8", "turn": "i1", "
 @lru_cache(maxsize=1)
 def _cache_dir() -> Path | None:
     try:
-        mine = hashlib.sha1(source_digest().encode() + Path(__file__).read_bytes()).hexdigest()
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rafle"
-        here = base / f"replay-{mine[:16]}"
-        here.mkdir(parents=True, exist_ok=True)
-        os.utime(here)
-        for other in base.glob("replay-*"):
-            if other != here and time.time() - other.stat().st_mtime > 86400:
-                shutil.rmtree(other, ignore_errors=True)
-        return here
+        return keyed_dir("replay", Path(__file__).read_bytes())
     except OSError:
         return None
 
