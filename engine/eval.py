@@ -106,7 +106,9 @@ T_SLOTS = 876      # +bit * SLOT_ROW: the windows of a square (engine.patterns.s
 SLOT_ROW = SLOTS_AT + 2 * MAX_SLOTS
 T_KSQ = T_SLOTS + 64 * SLOT_ROW   # +bit: the square (0 ..) of a White king on bit, for its weight;
                                   # +64+bit: a Black king's, the board turned 180 degrees
-N_TABLE = T_KSQ + 128
+T_PIP = T_KSQ + 128               # +k: squares where a White man has 2^k in its rows still to go;
+                                  # +4+k: the same for a Black man (engine.eval.pip_phase)
+N_TABLE = T_PIP + 8
 # windows_after keeps the windows a move changed as the bits of one int64 (on the boards of
 # engine.variants, 10x10 and 8x8, with both families):
 assert max(windows(10, odd=True), windows(8, odd=True), windows(8, full=True)) < 64
@@ -116,7 +118,10 @@ LEARNED = N_WEIGHTS        # W[LEARNED]: number of pattern windows; 0 = hand eva
 LEARNED_START = N_WEIGHTS + 1   # W[LEARNED_START]: pieces at the start (the phase's 100%)
 LEARNED_LOCAL = N_WEIGHTS + 2   # W[LEARNED_LOCAL]: 1 where the men's local terms ride in the
 # windows too (support, outposts, blocked men, men's mobility: engine.weights.learned)
-LEARNED_AT = N_WEIGHTS + 3      # the packed weight block (engine.weights.learned): for
+LEARNED_PIP = N_WEIGHTS + 3     # W[LEARNED_PIP]: 0 for the phase by pieces; else the phase is
+# by the men's rows still to go (Scan's pip count, engine.eval.pip_phase), and this their sum at
+# the start (the phase's 100%)
+LEARNED_AT = N_WEIGHTS + 4      # the packed weight block (engine.weights.learned): for
 # each window and each of White's indices, the window's opening * 2^32 + endgame weight
 # as White reads it minus the weight Black reads from the same squares (one read a window)
 
@@ -126,6 +131,16 @@ def square_coords(width: int, square: int) -> tuple[int, int]:
     half = width // 2
     row, i = divmod(square - 1, half)
     return row, (2 * i + 1 if row % 2 == 0 else 2 * i)
+
+
+def _pip_masks(T, bit: int, row: int, width: int) -> None:
+    """Square ``bit`` (on ``row`` from the top) into the pip masks: a White man there has
+    ``row`` rows still to go, a Black one ``width - 1 - row``."""
+    for k in range(4):
+        if row >> k & 1:
+            T[T_PIP + k] |= bit
+        if (width - 1 - row) >> k & 1:
+            T[T_PIP + 4 + k] |= bit
 
 
 @lru_cache(maxsize=None)
@@ -150,6 +165,7 @@ def _tables(width: int) -> np.ndarray:
         if row >= mid:
             T[T_FAR_B] |= b
         T[T_RANK + bit[s]] = row
+        _pip_masks(T, b, row, width)
         for s2, (r2, c2) in coords.items():
             if r2 < row and abs(c2 - col) <= row - r2:
                 T[T_CONE_W + bit[s]] |= 1 << bit[s2]
@@ -189,6 +205,7 @@ def _full_tables() -> np.ndarray:
         if row >= 4:
             T[T_FAR_B] |= bit
         T[T_RANK + b] = row
+        _pip_masks(T, bit, row, width)
         T[T_CONE_W + b] = (1 << (width * row)) - 1
         T[T_CONE_B + b] = ((1 << 64) - 1) & ~((1 << (width * (row + 1))) - 1)
     T[T_B3:T_B3 + 256] = B3
@@ -538,6 +555,16 @@ def windows_after(acc, idx, p, q, wm, bm, wm2, bm2, T, W):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
+def pip_phase(wm, bm, T, start):
+    """The opening share of the blend, 0..PHASE_ONE, from the rows the men ``wm`` and
+    ``bm`` still have to go to promote (Scan's pip count), of ``start`` (the start's)."""
+    pips = 0
+    for k in range(4):
+        pips += (popcount(wm & T[T_PIP + k]) + popcount(bm & T[T_PIP + 4 + k])) << k
+    return PHASE_ONE if pips >= start else (PHASE_ONE * pips) // start
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def learned_score(acc, white, black, kings, turn, V, T, W):
     """The pattern evaluation (engine.patterns) for the side to move, from the windows'
     packed sum ``acc``: the windows, the hand terms with learned opening and endgame
@@ -562,7 +589,10 @@ def learned_score(acc, white, black, kings, turn, V, T, W):
     side = 1 if turn == 0 else -1
     op += dop + side * W[op_d + TEMPO]
     eg += deg + side * W[eg_d + TEMPO]
-    ph = phase(white, black, W[LEARNED_START])
+    if W[LEARNED_PIP]:
+        ph = pip_phase(white & ~kings, black & ~kings, T, W[LEARNED_PIP])
+    else:
+        ph = phase(white, black, W[LEARNED_START])
     score = _toward_zero(op * ph + eg * (PHASE_ONE - ph), PHASE_ONE * SCALE)
     if V[V_GOAL] != KG_LOSING:           # antidraughts has no drawish endings
         score = _drawish(score, white, black, kings, W)

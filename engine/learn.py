@@ -26,10 +26,10 @@ from numba import njit
 
 from .bits import lsb_index, popcount
 from .eval import (BACK, BT_MULT, DRAW_DIV, KING, MAN, MOB_KING, MOB_MAN, ROW, RUN_ROW, RUNAWAY,
-                   T_B3, T_B3R, T_KSQ, T_ROWS, TEMPO, WEIGHTS, hand_terms)
+                   T_B3, T_B3R, T_KSQ, T_ROWS, TEMPO, WEIGHTS, hand_terms, pip_phase)
 from .patterns import (KING_TERMS, NCONFIG, NDENSE, PHASE_ONE, SCALE, layout, odd_windows, phase,
                        window_indices, windows)
-from .weights import start_pieces
+from .weights import start_pieces, start_pips
 from .variants import GOAL_BREAKTHROUGH, GOAL_LOSING, GOAL_NORMAL, KG_LOSING, V_GOAL, V_WIDTH
 
 # Unit weights: hand_terms(..., UNIT, d * NDENSE, ...) is the count of term d alone.
@@ -85,8 +85,8 @@ def _king_features(wk, bk, T, kf, kv):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _extract(white, black, kings, turn, V, T, full, odd, start, idx_w, idx_b, feats, ph, dd,
-             kf, kv):
+def _extract(white, black, kings, turn, V, T, full, odd, start, pips, idx_w, idx_b, feats, ph,
+             dd, kf, kv):
     for i in range(len(white)):
         w, b, k = white[i], black[i], kings[i]
         if k:
@@ -98,7 +98,10 @@ def _extract(white, black, kings, turn, V, T, full, odd, start, idx_w, idx_b, fe
         feats[i, TEMPO] = 1 if turn[i] == 0 else -1
         for d in FIXED:
             feats[i, d] = 0
-        ph[i] = phase(w, b, start) / PHASE_ONE
+        if pips:
+            ph[i] = pip_phase(w & ~k, b & ~k, T, pips) / PHASE_ONE
+        else:
+            ph[i] = phase(w, b, start) / PHASE_ONE
         # The drawish endings (engine.eval._drawish): 1 if a score for White is cut down,
         # 2 if a score for Black is; none in antidraughts.
         if V[V_GOAL] != KG_LOSING:
@@ -106,10 +109,12 @@ def _extract(white, black, kings, turn, V, T, full, odd, start, idx_w, idx_b, fe
                      | (2 if w & k and popcount(b) <= 3 else 0))
 
 
-def extract_features(white, black, kings, turn, variant, tables, odd: bool = False):
+def extract_features(white, black, kings, turn, variant, tables, odd: bool = False,
+                     pip: bool = False):
     """The features of each position: (White's window indices, Black's, dense terms,
     opening share, drawish-ending flags, the kings' terms as indices and values (-1 past
-    the last; none without kings)); ``odd``: the second family of windows too."""
+    the last; none without kings)); ``odd``: the second family of windows too; ``pip``:
+    the opening share by the men's rows still to go (``engine.eval.pip_phase``)."""
     n = len(white)
     nw = windows(variant.width, variant.full_board, odd)
     idx_w = np.zeros((n, nw), dtype=np.int32)
@@ -123,8 +128,9 @@ def extract_features(white, black, kings, turn, variant, tables, odd: bool = Fal
     kv = np.zeros(kf.shape, dtype=np.float64)
     _extract(np.asarray(white, np.int64), np.asarray(black, np.int64),
              np.asarray(kings, np.int64), np.asarray(turn, np.int64), variant.table, tables,
-             variant.full_board, odd, start_pieces(variant.width, variant.full_board), idx_w,
-             idx_b, feats, ph, dd, kf, kv)
+             variant.full_board, odd, start_pieces(variant.width, variant.full_board),
+             start_pips(variant.width, variant.full_board) if pip else 0, idx_w, idx_b, feats, ph,
+             dd, kf, kv)
     return idx_w, idx_b, feats, ph, dd, kf, kv
 
 

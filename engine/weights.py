@@ -3,8 +3,9 @@
 A weight file (``.npz``) holds ``block`` (int32, the pattern weights of
 :func:`engine.patterns.layout`), ``width`` (the board it was fitted for; ``full``
 true for the plain 8x8 board of Turkish draughts, absent or false for a diagonal
-board; ``odd`` true where the second family of windows is in, absent or false if not),
-``version`` (a name such as ``international-1``) and ``variant``.  The files Rafle ships live in
+board; ``odd`` true where the second family of windows is in, absent or false if not;
+``phase`` ``pip`` where the opening and endgame weights are blended by the men's rows still to
+go, absent or ``pieces`` where by the pieces left), ``version`` (a name such as ``international-1``) and ``variant``.  The files Rafle ships live in
 ``engine/data/weights-<variant>.npz``; ``rafle train`` writes them.  A variant without
 a file plays with the hand evaluation.  A file that cannot be read, or does not fit
 the board, raises :class:`WeightsError` naming the file; callers fall back to the
@@ -19,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import BadInput
-from .eval import (BLOCKED, CENTRE, LEARNED, LEARNED_AT, LEARNED_LOCAL, LEARNED_START, MAN,
+from .eval import (BLOCKED, CENTRE, LEARNED, LEARNED_AT, LEARNED_LOCAL, LEARNED_PIP, LEARNED_START, MAN,
                    MOB_MAN, N_WEIGHTS, OUTPOST, SLOT_ROW, SUPPORT, T_FAR_B, T_FAR_W, T_SLOTS,
                    WEIGHTS, board_tables, men_terms)
 from .movegen import opposite, step
@@ -68,7 +69,7 @@ def _both_sides(w: np.ndarray, families: list[int]) -> np.ndarray:
 
 
 def learned(block: np.ndarray, width: int, name: str, full: bool = False,
-            odd: bool = False, variant=None) -> Evaluation:
+            odd: bool = False, variant=None, pip: bool = False) -> Evaluation:
     """The weight array of a learned evaluation: the hand weights, then one entry a window
     and index for both sides and both phases (White's weight minus Black's from the same
     squares, opening * 2^32 + endgame: one read), then the dense weights (opening,
@@ -77,7 +78,8 @@ def learned(block: np.ndarray, width: int, name: str, full: bool = False,
     there, and evaluates only the other dense terms (``engine.eval.piece_terms``).  Given
     the ``variant`` (the way its men step), the terms of a man and its neighbours
     (``engine.eval.local_terms``) go into the windows too, as the men alone make them
-    (:func:`_local_in_windows`).  ``odd``: the block holds the second family of windows too."""
+    (:func:`_local_in_windows`).  ``odd``: the block holds the second family of windows too;
+    ``pip``: its phase is by the men's rows still to go (``engine.eval.pip_phase``)."""
     _, eg_w, op_d, _, size = layout(width, full, odd)
     nw = windows(width, full, odd)
     families = [windows(width, full)] + ([odd_windows(width)] if odd else [])
@@ -88,6 +90,7 @@ def learned(block: np.ndarray, width: int, name: str, full: bool = False,
     out[:N_WEIGHTS] = WEIGHTS
     out[LEARNED] = nw
     out[LEARNED_START] = start_pieces(width, full)
+    out[LEARNED_PIP] = start_pips(width, full) if pip else 0
     out[LEARNED_AT + eg_w:] = block[op_d:]
     a, b = LEARNED_AT + eg_w, LEARNED_AT + eg_w + NDENSE
     for d in (a, b):
@@ -199,18 +202,34 @@ def start_pieces(width: int, full: bool = False) -> int:
     return 32 if full else 40 if width == 10 else 24
 
 
-def _read(path: Path) -> tuple[np.ndarray, int, bool, bool, str]:
-    """(block, width, full board, second family, version) of a weight file; WeightsError
-    if unreadable."""
+def start_pips(width: int, full: bool = False) -> int:
+    """The men's rows still to go at the start, both sides (Scan's 300 on 10x10): the pip
+    phase's 100%.  A side's men fill its first rows: two of eight squares on the plain 8x8
+    board, else all but the middle two rows of half the squares."""
+    per, rows = (width, 2) if full else (width // 2, width // 2 - 1)
+    first = 1 if full else 0                  # Turkish leaves its back row empty
+    return 2 * per * sum(width - 1 - r for r in range(first, first + rows))
+
+
+PHASES = ("pieces", "pip")
+
+
+def _read(path: Path) -> tuple[np.ndarray, int, bool, bool, bool, str]:
+    """(block, width, full board, second family, pip phase, version) of a weight file;
+    WeightsError if unreadable."""
     try:
         with np.load(path, allow_pickle=False) as data:
             full = bool(data["full"]) if "full" in data.files else False
             odd = bool(data["odd"]) if "odd" in data.files else False
+            phase = str(data["phase"]) if "phase" in data.files else "pieces"
             width = int(data["width"])
-            return (_with_kings(np.asarray(data["block"]), width, full, odd), width, full, odd,
-                    str(data["version"]))
+            block, version = np.asarray(data["block"]), str(data["version"])
     except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as exc:
         raise WeightsError(f"cannot read the weight file {path}: {exc}") from None
+    if phase not in PHASES:
+        raise WeightsError(f"the weight file {path} has the phase {phase!r}, not one of "
+                           f"{', '.join(PHASES)}")
+    return _with_kings(block, width, full, odd), width, full, odd, phase == "pip", version
 
 
 def _with_kings(block: np.ndarray, width: int, full: bool, odd: bool) -> np.ndarray:
@@ -232,7 +251,7 @@ def _board(width: int, full: bool) -> str:
 def check(path: str | Path) -> str:
     """The version of the weight file ``path``; WeightsError if it is not one."""
     path = Path(path)
-    block, width, full, odd, version = _read(path)
+    block, width, full, odd, _, version = _read(path)
     if (width not in (8, 10) or (full and (width != 8 or odd))
             or len(block) != layout(width, full, odd)[-1]):
         raise WeightsError(f"the weight file {path} is not a pattern evaluation of Rafle's")
@@ -242,21 +261,21 @@ def check(path: str | Path) -> str:
 def load(path: str | Path, variant) -> Evaluation:
     """The learned evaluation in ``path`` for ``variant``'s board; WeightsError if the
     file is unreadable or not one of ours."""
-    block, version, odd = _checked(Path(path), variant)
+    block, version, odd, pip = _checked(Path(path), variant)
     return learned(block.astype(np.int64), variant.width, version, variant.full_board, odd,
-                   variant)
+                   variant, pip)
 
 
-def weight_block(path: str | Path, variant) -> tuple[np.ndarray, bool]:
+def weight_block(path: str | Path, variant) -> tuple[np.ndarray, bool, bool]:
     """The weights of ``path`` as ``rafle train`` wrote them (to start a fit of
-    ``variant`` from them), and whether they hold the second family of windows;
-    WeightsError as :func:`load`."""
-    block, _, odd = _checked(Path(path), variant)
-    return block, odd
+    ``variant`` from them), whether they hold the second family of windows, and whether
+    their phase is the pip count; WeightsError as :func:`load`."""
+    block, _, odd, pip = _checked(Path(path), variant)
+    return block, odd, pip
 
 
-def _checked(path: Path, variant) -> tuple[np.ndarray, str, bool]:
-    block, width, full, odd, version = _read(path)
+def _checked(path: Path, variant) -> tuple[np.ndarray, str, bool, bool]:
+    block, width, full, odd, pip, version = _read(path)
     if (width, full) != (variant.width, variant.full_board):
         raise WeightsError(f"the weight file {path} is for a {_board(width, full)}, "
                            f"not {variant.name}'s {_board(variant.width, variant.full_board)}")
@@ -267,7 +286,7 @@ def _checked(path: Path, variant) -> tuple[np.ndarray, str, bool]:
     if block.ndim != 1 or len(block) != size or block.dtype.kind not in "iu":
         raise WeightsError(f"the weight file {path} holds {block.shape} {block.dtype} weights, "
                            f"not the {size} integers of the pattern evaluation")
-    return block, version, odd
+    return block, version, odd, pip
 
 
 def default(variant, path: str | Path | None = None) -> tuple[Evaluation, str | None]:

@@ -225,6 +225,37 @@ def test_the_richer_model_starts_from_one_family_weights_and_plays(tmp_path, cap
     assert "no second family" in capsys.readouterr().err
 
 
+def test_the_pip_phase_is_fitted_written_and_kept_from_its_start(tmp_path, capsys):
+    # --pip-phase fits with the phase by the men's rows to go; the file says so, loads so and
+    # plays; a fit from it keeps the phase without the flag, and its epoch 0 scores as the
+    # file it started from.
+    v = get_variant("international")
+    data, pip, again = tmp_path / "s.npz", tmp_path / "pip.npz", tmp_path / "again.npz"
+    synthetic(data, v, n=3000, seed=8)
+
+    def run(out, *extra):
+        capsys.readouterr()
+        assert cli(["train", "--data", str(data), "--out", str(out), "--lambda", "1", *extra]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        return float(next(x for x in lines if x.startswith("epoch 0")).split()[-1])
+
+    run(pip, "--pip-phase", "--epochs", "2", "--lr", "1")
+    with np.load(pip) as f:
+        assert str(f["phase"]) == "pip" and int(f["epoch"]) > 0
+        best = float(f["valid_loss"])
+    assert abs(run(again, "--init", str(pip), "--epochs", "0") - best) < 1e-5
+    with np.load(again) as f:
+        assert str(f["phase"]) == "pip"
+        plain = {k: f[k] for k in f.files if k != "phase"}
+    np.savez(tmp_path / "plain.npz", **plain)     # the same weights read by the pieces' phase
+    assert run(tmp_path / "x.npz", "--init", str(tmp_path / "plain.npz"), "--epochs", "0") > best + 1e-4
+    assert wt.load(again, v).weights[ev.LEARNED_PIP] == 300
+    s = Searcher(16)
+    s.resources.use_weights(str(again))
+    pos = start_position(v)
+    assert s.search(pos, [], Limits(depth=5)).pv[0] in legal_moves(pos)
+
+
 def test_every_goal_and_the_full_board_fit_play_and_name_their_weights(tmp_path):
     # The learned evaluation serves every goal and Turkish's full board: a tiny self-play
     # and fit of each writes weights whose fit started from the goal's own hand

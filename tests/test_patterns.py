@@ -12,7 +12,7 @@ import random
 import numpy as np
 import pytest
 
-from engine import BLACK, WHITE, Position, get_variant
+from engine import BLACK, WHITE, Position, get_variant, start_position
 from engine import eval as ev
 from engine import weights as wt
 from engine.patterns import KING_TERMS, NCONFIG, NDENSE, PHASE_ONE, SCALE, layout, windows
@@ -30,7 +30,17 @@ def coords(width: int, square: int, full: bool = False) -> tuple[int, int]:
     return row, 2 * ((square - 1) % half) + (1 if row % 2 == 0 else 0)
 
 
-def slow_learned(pos: Position, block: np.ndarray, odd: bool = False) -> int:
+def slow_pips(pos: Position) -> int:
+    """Scan's pip count: the rows every man still has to go to promote, both sides."""
+    v = pos.variant
+    total = 0
+    for s in range(1, v.nsquares + 1):
+        row = coords(v.width, s, v.full_board)[0]     # from the top, where White promotes
+        total += {"w": row, "b": v.width - 1 - row}.get(pos.piece_at(s), 0)
+    return total
+
+
+def slow_learned(pos: Position, block: np.ndarray, odd: bool = False, pip: bool = False) -> int:
     v = pos.variant
     width, n, full = v.width, v.nsquares, v.full_board
     board = {coords(width, s, full): pos.piece_at(s) for s in range(1, n + 1)}
@@ -81,9 +91,13 @@ def slow_learned(pos: Position, block: np.ndarray, odd: bool = False) -> int:
         else:
             eg += k
     has_king = {"w": any(p == "W" for p in board.values()), "b": any(p == "B" for p in board.values())}
-    pieces = sum(p != "e" for p in board.values())
-    start = 32 if full else 40 if width == 10 else 24
-    ph = PHASE_ONE if pieces >= start else PHASE_ONE * pieces // start
+    if pip:                                     # the rows to go, of the start's
+        pips, start = slow_pips(pos), slow_pips(start_position(v))
+        ph = PHASE_ONE if pips >= start else PHASE_ONE * pips // start
+    else:
+        pieces = sum(p != "e" for p in board.values())
+        start = 32 if full else 40 if width == 10 else 24
+        ph = PHASE_ONE if pieces >= start else PHASE_ONE * pieces // start
     total = op * ph + eg * (PHASE_ONE - ph)
     unit = PHASE_ONE * SCALE
     score = total // unit if total >= 0 else -((-total) // unit)
@@ -178,36 +192,52 @@ def random_block(width: int, seed: int, full: bool = False, odd: bool = False) -
     return rng.integers(-3000, 3000, size=layout(width, full, odd)[-1]).astype(np.int64)
 
 
-def test_the_full_boards_windows_agree_with_their_slow_twin():
+@pytest.mark.parametrize("pip", [False, True])
+def test_the_full_boards_windows_agree_with_their_slow_twin(pip):
     # Turkish: 2x4 windows of the plain 8x8 board, read square by square on (row, column)
     # coordinates, against the kernel (its dense weights zero: the twin reads windows).
     v = get_variant("turkish")
     block = random_block(8, 11, full=True)
     op_d = layout(8, True)[2]
     block[op_d:op_d + 2 * NDENSE] = 0           # the kings' terms stay
-    e = wt.learned(block, 8, "random", full=True)
+    e = wt.learned(block, 8, "random", full=True, pip=pip)
     assert windows(8, True) == 21 and e.weights[ev.LEARNED] == 21
     T = ev.eval_tables(v)
     rng = random.Random("turkish")
     for _ in range(1500):
         pos = random_position(v, rng)
         fast = int(ev.evaluate(*pos.words, v.table, T, e.weights))
-        assert fast == slow_learned(pos, block), pos
+        assert fast == slow_learned(pos, block, pip=pip), pos
 
 
-@pytest.mark.parametrize("odd", [False, True])
+@pytest.mark.parametrize("odd,pip", [(False, False), (True, False), (False, True)])
 @pytest.mark.parametrize("name", BOARDS)
-def test_the_kernel_agrees_with_its_slow_twin(name, odd):
+def test_the_kernel_agrees_with_its_slow_twin(name, odd, pip):
     v = get_variant(name)
     block = random_block(v.width, 1, odd=odd)
-    e = wt.learned(block, v.width, "random", odd=odd, variant=v)
+    e = wt.learned(block, v.width, "random", odd=odd, variant=v, pip=pip)
     assert e.weights[ev.LEARNED] == windows(v.width, odd=odd)
     T = ev.eval_tables(v)
     rng = random.Random(name)
     for _ in range(1500):
         pos = random_position(v, rng)
         fast = int(ev.evaluate(*pos.words, v.table, T, e.weights))
-        assert fast == slow_learned(pos, block, odd), pos
+        assert fast == slow_learned(pos, block, odd, pip), pos
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_the_pip_phase_is_whole_at_every_variants_start(name):
+    # The pip phase's 100% (engine.weights.start_pips, from the board's geometry) is the
+    # start position's pip count, counted square by square.  Frysk (5 men a side) and Thai
+    # (2 rows) start with fewer men than their board holds: for them, as for the phase by
+    # pieces (engine.weights.start_pieces), the game starts part-way to the endgame.
+    v = get_variant(name)
+    start = start_position(v)
+    full = wt.start_pips(v.width, v.full_board)
+    if bin(start.white | start.black).count("1") == wt.start_pieces(v.width, v.full_board):
+        assert full == slow_pips(start)
+    else:
+        assert name in ("frysk", "thai") and slow_pips(start) < full
 
 
 def mirrored(pos: Position) -> Position:
@@ -219,15 +249,16 @@ def mirrored(pos: Position) -> Position:
     return Position(turn(pos.black), turn(pos.white), turn(pos.kings), 1 - pos.turn, v)
 
 
-@pytest.mark.parametrize("name,odd", [(n, False) for n in ALL_BOARDS]
-                         + [("international", True), ("russian", True)])
-def test_a_mirrored_position_scores_the_same_for_its_side_to_move(name, odd):
+@pytest.mark.parametrize("name,odd,pip", [(n, False, False) for n in ALL_BOARDS]
+                         + [("international", True, False), ("russian", True, False),
+                            ("international", False, True), ("turkish", False, True)])
+def test_a_mirrored_position_scores_the_same_for_its_side_to_move(name, odd, pip):
     # The score is the side to move's: the mirror (colours swapped, the other side to
     # move) is the same position seen from the other chair, so the same score; from
     # White's side the two are each other's negation.
     v = get_variant(name)
     e = wt.learned(random_block(v.width, 2, v.full_board, odd), v.width, "random",
-                   v.full_board, odd, v)
+                   v.full_board, odd, v, pip)
     T = ev.eval_tables(v)
     rng = random.Random(name + "mirror")
     for _ in range(1000):
@@ -320,6 +351,32 @@ def test_a_weight_file_loads_and_a_bad_one_is_named(tmp_path):
         assert str(path) in str(info.value)
 
 
+def test_a_pip_phase_file_says_so_and_an_unknown_phase_is_named(tmp_path):
+    # A file's phase is "pip" or "pieces" (absent: pieces, as every shipped file); the two
+    # blend the same weights differently wherever the men's advance and their number part.
+    v = get_variant("international")
+    block = random_block(10, 12).astype(np.int32)
+    pip, pieces, bad = tmp_path / "pip.npz", tmp_path / "pieces.npz", tmp_path / "bad.npz"
+    np.savez(pip, block=block, width=10, phase="pip", version="p")
+    np.savez(pieces, block=block, width=10, version="q")
+    a, b = wt.load(pip, v), wt.load(pieces, v)
+    assert a.weights[ev.LEARNED_PIP] == 300 and b.weights[ev.LEARNED_PIP] == 0
+    assert wt.weight_block(pip, v)[2] and not wt.weight_block(pieces, v)[2]
+    T = ev.eval_tables(v)
+    rng = random.Random("pip file")
+    scores = [(ev.evaluate(*p.words, v.table, T, a.weights), ev.evaluate(*p.words, v.table, T, b.weights))
+              for p in (random_position(v, rng) for _ in range(200))]
+    assert sum(x != y for x, y in scores) > 100
+    start = start_position(v)                   # both phases whole: the same score
+    assert (ev.evaluate(*start.words, v.table, T, a.weights)
+            == ev.evaluate(*start.words, v.table, T, b.weights))
+    np.savez(bad, block=block, width=10, phase="moon", version="m")
+    for call in (wt.load, wt.weight_block):
+        with pytest.raises(wt.WeightsError, match="phase 'moon'") as info:
+            call(bad, v)
+        assert str(bad) in str(info.value)
+
+
 @pytest.mark.parametrize("name", ["international", "turkish"])
 def test_a_file_without_the_kings_terms_loads_with_them_at_zero(tmp_path, name):
     # Weight files written before the kings' terms existed (every shipped file of 2026-12-05)
@@ -333,8 +390,8 @@ def test_a_file_without_the_kings_terms_loads_with_them_at_zero(tmp_path, name):
     assert wt.check(old) == "o"
     a, b = wt.load(old, v), wt.load(new, v)
     assert np.array_equal(a.weights, b.weights)
-    start, odd = wt.weight_block(old, v)
-    assert np.array_equal(start, block) and not odd
+    start, odd, pip = wt.weight_block(old, v)
+    assert np.array_equal(start, block) and not odd and not pip
     # With weights there, a king's square counts, and a position without kings is left alone.
     block[-2 * KING_TERMS + 2:] = np.arange(2 * KING_TERMS - 2) * 16
     e = wt.learned(block, v.width, "kings", v.full_board, variant=v)
@@ -418,9 +475,10 @@ def test_hand_weights_and_empty_windows_are_the_hand_evaluation(name):
     assert checked > (900 if v.goal == "losing" else 500)
 
 
-@pytest.mark.parametrize("name,odd", [(n, False) for n in ALL_BOARDS]
-                         + [("international", True), ("english", True)])
-def test_the_fit_scores_positions_as_the_kernel_does(name, odd):
+@pytest.mark.parametrize("name,odd,pip", [(n, False, False) for n in ALL_BOARDS]
+                         + [("international", True, False), ("english", True, False),
+                            ("international", False, True), ("turkish", False, True)])
+def test_the_fit_scores_positions_as_the_kernel_does(name, odd, pip):
     # rafle train reads windows through engine.patterns.window_indices, the kernel through
     # its own summing loop: with the same weights both give the same score.
     from engine import learn
@@ -430,13 +488,13 @@ def test_the_fit_scores_positions_as_the_kernel_does(name, odd):
     rng = random.Random(name + "fit")
     pos = [random_position(v, rng) for _ in range(500)]
     feats = learn.extract_features(*(np.array(w, dtype=np.int64) for w in zip(*(p.words for p in pos))),
-                                   v, T, odd)
+                                   v, T, odd, pip)
     fit = learn.Fit(v.width, full=v.full_board, odd=odd)
     fit.theta[:] = block / SCALE
     for d in learn.FIXED:                  # left out of the fit: no weight there
         fit.theta[fit.op_d + d] = fit.theta[fit.eg_d + d] = 0.0
     block = np.rint(fit.theta * SCALE).astype(np.int64)
-    e = wt.learned(block, v.width, "random", v.full_board, odd, v)
+    e = wt.learned(block, v.width, "random", v.full_board, odd, v, pip)
     for i, p in enumerate(pos):
         kernel = ev.evaluate(*p.words, v.table, T, e.weights)
         white = kernel if p.turn == WHITE else -kernel

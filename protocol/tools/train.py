@@ -61,6 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the richer model: a second family of 4x4 windows, at odd columns, "
                         "overlapping the first (diagonal boards; kept when --init has it; "
                         "from --init without it, its windows start at zero)")
+    p.add_argument("--pip-phase", action="store_true",
+                   help="blend the opening and endgame weights by the rows the men still have to "
+                        "go (Scan's pip count) instead of by the pieces left (kept when --init "
+                        "has it)")
     p.add_argument("--quiet", action="store_true", help="no line per epoch")
     return p
 
@@ -118,7 +122,9 @@ def main(argv: list[str]) -> int:
         variant = get_variant(name)
         if not 0 <= args.blend <= 1 or not 0 < args.valid < 1 or args.epochs < 0:
             raise BadInput("--lambda must be in 0..1, --valid in (0, 1), --epochs at least 0")
-        init, odd = weight_block(args.init, variant) if args.init else (None, False)
+        init, odd, pip = (weight_block(args.init, variant) if args.init
+                          else (None, False, False))
+        pip = pip or args.pip_phase
         if args.odd_windows and variant.full_board:
             raise BadInput(f"{variant.name}'s plain 8x8 board has no second family of windows")
         if args.odd_windows and init is not None and not odd:
@@ -138,7 +144,7 @@ def main(argv: list[str]) -> int:
     held = set(rng.choice(games, size=max(1, int(len(games) * args.valid)), replace=False).tolist())
     is_valid = np.array([g in held for g in data["game"]])
     features = extract_features(data["white"], data["black"], data["kings"], data["turn"], variant,
-                                eval_tables(variant), odd)
+                                eval_tables(variant), odd, pip)
     train = tuple(f[~is_valid] for f in features)
     valid = tuple(f[is_valid] for f in features)
     y_train, y_valid = target[~is_valid], target[is_valid]
@@ -158,7 +164,7 @@ def main(argv: list[str]) -> int:
             best = (valid_loss, epoch, fit.block())
     version = args.version or args.out.rsplit("/", 1)[-1].removesuffix(".npz")
     np.savez_compressed(args.out, block=best[2], width=variant.width, full=variant.full_board,
-                        odd=odd, version=version,
+                        odd=odd, phase="pip" if pip else "pieces", version=version,
                         variant=variant.name, positions=len(target), epoch=best[1],
                         valid_loss=best[0], k=args.k, blend=args.blend)
     op, eg = fit.dense_weights()
