@@ -5,7 +5,8 @@ A weight file (``.npz``) holds ``block`` (int32, the pattern weights of
 true for the plain 8x8 board of Turkish draughts, absent or false for a diagonal
 board; ``odd`` true where the second family of windows is in, absent or false if not;
 ``phase`` ``pip`` where the opening and endgame weights are blended by the men's rows still to
-go, absent or ``pieces`` where by the pieces left), ``version`` (a name such as ``international-1``) and ``variant``.  The files Rafle ships live in
+go, absent or ``pieces`` where by the pieces left), ``version`` (a name such as
+``international-1``) and ``variant``.  The files Rafle ships live in
 ``engine/data/weights-<variant>.npz``; ``rafle train`` writes them.  A variant without
 a file plays with the hand evaluation.  A file that cannot be read, or does not fit
 the board, raises :class:`WeightsError` naming the file; callers fall back to the
@@ -20,9 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from .errors import BadInput
-from .eval import (BLOCKED, CENTRE, LEARNED, LEARNED_AT, LEARNED_LOCAL, LEARNED_PIP, LEARNED_START, MAN,
-                   MOB_MAN, N_WEIGHTS, OUTPOST, SLOT_ROW, SUPPORT, T_FAR_B, T_FAR_W, T_SLOTS,
-                   WEIGHTS, board_tables, men_terms)
+from .eval import (BLOCKED, CENTRE, LEARNED, LEARNED_AT, LEARNED_LOCAL, LEARNED_PIP,
+                   LEARNED_START, MAN, MOB_MAN, N_WEIGHTS, OUTPOST, SLOT_ROW, SUPPORT, T_FAR_B,
+                   T_FAR_W, T_SLOTS, WEIGHTS, board_tables, men_terms)
 from .movegen import opposite, step
 from .variants import NDIRS, V_BOARD, V_MAN_STEPS
 from .patterns import KING_TERMS, NCONFIG, NDENSE, SLOTS_AT, TURNED, layout, odd_windows, windows

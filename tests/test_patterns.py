@@ -364,8 +364,8 @@ def test_a_pip_phase_file_says_so_and_an_unknown_phase_is_named(tmp_path):
     assert wt.weight_block(pip, v)[2] and not wt.weight_block(pieces, v)[2]
     T = ev.eval_tables(v)
     rng = random.Random("pip file")
-    scores = [(ev.evaluate(*p.words, v.table, T, a.weights), ev.evaluate(*p.words, v.table, T, b.weights))
-              for p in (random_position(v, rng) for _ in range(200))]
+    score = lambda p, e: ev.evaluate(*p.words, v.table, T, e.weights)
+    scores = [(score(p, a), score(p, b)) for p in (random_position(v, rng) for _ in range(200))]
     assert sum(x != y for x, y in scores) > 100
     start = start_position(v)                   # both phases whole: the same score
     assert (ev.evaluate(*start.words, v.table, T, a.weights)
