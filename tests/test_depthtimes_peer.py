@@ -36,11 +36,17 @@ def test_the_comparison_divides_rafles_times_by_the_peers_and_takes_medians():
                                 "2.00", "2.00", "-", "15", "4.00", "3.00"]
     assert lines[3].split() == ["b", "0.300", "1.200", "-", "0.600", "1.000", "-",
                                 "0.50", "1.20", "-", "15", "5.00", "4.00"]
+    # The peer's iteration d is complete by its first line of d + 1 (a: 15 at 1.0 s for 12;
+    # b: 15 at 1.0 s for 12, 16 at 2.0 s for 15): the second ratio bounds Rafle's from below.
     assert lines[4] == ("depth 12: median R 0.400 s (2), P 0.425 s (2); median of the "
-                        "per-position ratios R/P 1.25 over 2 of 2 positions")
-    assert lines[5].endswith("ratios R/P 1.60 over 2 of 2 positions")
+                        "per-position ratios R/P 1.25 over 2 of 2 positions; the peer's "
+                        "iteration 12 complete (its first line of depth 13): P 1.000 s (2), "
+                        "R/P 0.40 over 2")
+    assert "ratios R/P 1.60 over 2 of 2 positions; " in lines[5]
+    assert lines[5].endswith("(its first line of depth 16): P 2.000 s (1), R/P 0.60 over 1")
     assert lines[6] == "depth 18: median R 9.000 s (1), P - s (0); median of the per-position " \
-                       "ratios R/P - over 0 of 2 positions"
+                       "ratios R/P - over 0 of 2 positions; the peer's iteration 18 complete " \
+                       "(its first line of depth 19): P - s (0), R/P - over 0"
     assert lines[7] == ("nodes a second at the deepest common depth: median R 4,500,000, "
                         "P 3,500,000; median ratio R/P 1.29 over 2 positions")
     assert lines[8].startswith("1 position(s) not searched by the peer")
@@ -50,8 +56,8 @@ def test_the_peer_searches_each_position_and_its_first_line_of_a_depth_counts():
     lines: list[str] = []
     runs, peer_runs = depthtimes.report(START, 6, 30.0, {}, emit=lines.append, peer=PEER,
                                         compare_at=(2, 3, 6))
-    fake = [(d, d * d * 1000, 0.25 * d) for d in range(1, 7)]
-    assert peer_runs[0].rows == fake[:3] + [(3, 9007, 0.85)] + fake[3:]    # cut at --max-depth
+    fake = [(d, d * d * 1000, 0.25 * d) for d in range(1, 8)]
+    assert peer_runs[0].rows == fake[:3] + [(3, 9007, 0.85)] + fake[3:]    # cut at --max-depth + 1
     rafle = [runs[0].time_to(d) for d in (2, 3, 6)]
     row = next(line for line in lines if line.startswith("start") and len(line.split()) == 13)
     assert row.split()[4:10] == ["0.500", "0.750", "1.500"] + [
@@ -68,7 +74,8 @@ def test_the_command_line_takes_a_peer(capsys):
 
 def test_a_peer_that_cannot_start_or_dies_is_reported_and_rafle_goes_on():
     for command, why in (("/nonexistent/peer-engine --hub", "cannot start"),
-                         (FAKE, "ended its output (exit code 2)")):   # `set book false` kills it
+                         (FAKE, "(exit code 2)")):   # `set book false` kills it: the client
+        # finds it gone either reading (ended its output) or writing (closed its input)
         lines: list[str] = []
         runs, peer_runs = depthtimes.report(START, 3, 30.0, {}, emit=lines.append, peer=command)
         assert lines[0].startswith(f"peer {command!r} did not start") and why in lines[0]

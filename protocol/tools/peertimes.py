@@ -11,7 +11,10 @@ Its iterations are read from its ``info`` lines (depth, nodes and its own ``time
 writes the time with two decimals).  Scan 2.0 writes a line when a root move becomes the best
 one, from depth 12 on: the first line of a depth comes once the first move of that iteration is
 searched, before the iteration ends, where Rafle reports the end of each iteration; a time to
-depth read from those first lines leans to the peer, if anything.
+depth read from those first lines leans to the peer.  The peer therefore searches one depth
+further than Rafle: its first line of depth d + 1 comes after its iteration d is complete, so
+the peer's full iteration d takes between the two, and Rafle's ratio lies between the two
+ratios :mod:`.depthtimes` reports.
 
 A peer that cannot start, dies or goes silent is reported with its command and dropped: the
 run goes on with Rafle's figures only.  A position the peer refuses (``error``) or cannot read
