@@ -17,7 +17,7 @@ also takes ``set <name> <value>`` (Scan's ``set book false``), and answers ``go`
 lines in Scan 2.0's positional format (``info <depth> <mean depth> <score> <nodes> <time>
 <speed> <pv>``, its src/search.cpp ``disp_best_move``) for depths 1 to N (default 8): depth d
 at DEPTH_TIME * d seconds with d * d * 1000 nodes, and at depth 3 a second line (a new best
-move) 0.1 s later, before its ``move``.
+move) 0.1 s later, before its ``move``.  Scan's ``depth <n>`` limits the next searches to n.
 """
 import sys
 
@@ -50,6 +50,7 @@ def scan_position(text: str):
 
 pos = None
 level = None
+limit = DEPTHS                     # Scan's ``depth <n>``
 for line in sys.stdin:
     words = line.split()
     command, args = (words[0], words[1:]) if words else ("", [])
@@ -75,9 +76,11 @@ for line in sys.stdin:
         level = args
     elif command == "set" and len(args) == 2 and DEPTHS:
         pass
+    elif command == "depth" and len(args) == 1 and args[0].isdigit() and DEPTHS:
+        limit = int(args[0])
     elif command == "go" and not args and pos is not None and level is not None and DEPTHS:
         move = move_to_hub(legal_moves(pos)[0])
-        for depth in range(1, DEPTHS + 1):
+        for depth in range(1, min(limit, DEPTHS) + 1):
             out(scan_info(depth, DEPTH_TIME * depth, depth * depth * 1000, move))
             if depth == 3:
                 out(scan_info(depth, DEPTH_TIME * depth + 0.1, depth * depth * 1000 + 7, move))

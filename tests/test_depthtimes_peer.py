@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from protocol.hub.hub1 import info_fields
-from protocol.tools import bench, depthtimes
+from protocol.tools import bench, depthtimes, peertimes
 
 FAKE = f"{shlex.quote(sys.executable)} {shlex.quote(str(Path(__file__).parent / 'fake_hub1.py'))}"
 PEER = f"{FAKE} depths"
@@ -27,8 +27,9 @@ def test_the_comparison_divides_rafles_times_by_the_peers_and_takes_medians():
              depthtimes.Run("b", "", [(12, 1_000_000, 0.3), (15, 6_000_000, 1.2)]),
              depthtimes.Run("c", "", [(12, 1, 0.1)])]
     peer = [depthtimes.Run("a", "", [(12, 500_000, 0.25), (12, 600_000, 0.3),
-                                     (15, 3_000_000, 1.0)]),
-            depthtimes.Run("b", "", [(12, 2_000_000, 0.6), (15, 4_000_000, 1.0), (16, 1, 2.0)]),
+                                     (15, 3_000_000, 1.0)], {12: 1.0, 15: 2.0}),
+            depthtimes.Run("b", "", [(12, 2_000_000, 0.6), (15, 4_000_000, 1.0), (16, 1, 2.0)],
+                           {12: 1.0}),
             None]                                                      # skipped by the peer
     lines = depthtimes.comparison(rafle, peer, "Scan 2.0", "hub.sh")
     assert lines[0].startswith("Rafle (R) against Scan 2.0 (P, hub.sh)")
@@ -36,17 +37,17 @@ def test_the_comparison_divides_rafles_times_by_the_peers_and_takes_medians():
                                 "2.00", "2.00", "-", "15", "4.00", "3.00"]
     assert lines[3].split() == ["b", "0.300", "1.200", "-", "0.600", "1.000", "-",
                                 "0.50", "1.20", "-", "15", "5.00", "4.00"]
-    # The peer's iteration d is complete by its first line of d + 1 (a: 15 at 1.0 s for 12;
-    # b: 15 at 1.0 s for 12, 16 at 2.0 s for 15): the second ratio bounds Rafle's from below.
+    # The peer's searches to each depth alone give its complete iterations (a: 12 in 1.0 s,
+    # 15 in 2.0 s; b: 12 in 1.0 s): the like-for-like ratios follow the first lines'.
     assert lines[4] == ("depth 12: median R 0.400 s (2), P 0.425 s (2); median of the "
                         "per-position ratios R/P 1.25 over 2 of 2 positions; the peer's "
-                        "iteration 12 complete (its first line of depth 13): P 1.000 s (2), "
+                        "iteration complete (a search to depth 12): P 1.000 s (2), "
                         "R/P 0.40 over 2")
     assert "ratios R/P 1.60 over 2 of 2 positions; " in lines[5]
-    assert lines[5].endswith("(its first line of depth 16): P 2.000 s (1), R/P 0.60 over 1")
+    assert lines[5].endswith("(a search to depth 15): P 2.000 s (1), R/P 1.00 over 1")
     assert lines[6] == "depth 18: median R 9.000 s (1), P - s (0); median of the per-position " \
-                       "ratios R/P - over 0 of 2 positions; the peer's iteration 18 complete " \
-                       "(its first line of depth 19): P - s (0), R/P - over 0"
+                       "ratios R/P - over 0 of 2 positions; the peer's iteration complete " \
+                       "(a search to depth 18): P - s (0), R/P - over 0"
     assert lines[7] == ("nodes a second at the deepest common depth: median R 4,500,000, "
                         "P 3,500,000; median ratio R/P 1.29 over 2 positions")
     assert lines[8].startswith("1 position(s) not searched by the peer")
@@ -56,13 +57,28 @@ def test_the_peer_searches_each_position_and_its_first_line_of_a_depth_counts():
     lines: list[str] = []
     runs, peer_runs = depthtimes.report(START, 6, 30.0, {}, emit=lines.append, peer=PEER,
                                         compare_at=(2, 3, 6))
-    fake = [(d, d * d * 1000, 0.25 * d) for d in range(1, 8)]
-    assert peer_runs[0].rows == fake[:3] + [(3, 9007, 0.85)] + fake[3:]    # cut at --max-depth + 1
+    fake = [(d, d * d * 1000, 0.25 * d) for d in range(1, 7)]
+    assert peer_runs[0].rows == fake[:3] + [(3, 9007, 0.85)] + fake[3:]    # cut at --max-depth
+    # A search to each compared depth alone, stopped there by Scan's `depth <n>`: timed by
+    # the wall clock (no duration asserted), and none for a depth the peer does not reach.
+    assert sorted(peer_runs[0].complete) == [2, 3, 6]
+    assert all(t > 0 for t in peer_runs[0].complete.values())
     rafle = [runs[0].time_to(d) for d in (2, 3, 6)]
     row = next(line for line in lines if line.startswith("start") and len(line.split()) == 13)
     assert row.split()[4:10] == ["0.500", "0.750", "1.500"] + [
         f"{t / (0.25 * d):.2f}" for t, d in zip(rafle, (2, 3, 6))]
     assert row.split()[10] == "6"                                      # the deepest common depth
+
+
+def test_a_search_to_a_depth_alone_times_the_complete_iteration_and_lifts_its_limit():
+    peer = peertimes.Peer(f"{FAKE} depths 4", emit=print)
+    try:
+        fen = START[0][1]
+        assert peer.complete("start", fen, 6, 30.0) is None          # it stops at its 4
+        assert peer.complete("start", fen, 3, 30.0) > 0
+        assert [d for d, _, _ in peer.search("start", fen, 4, 30.0)] == [1, 2, 3, 3, 4]
+    finally:
+        peer.quit()
 
 
 def test_the_command_line_takes_a_peer(capsys):

@@ -60,7 +60,8 @@ def parse_line(line: str) -> tuple[str, dict[str, str]]:
 @dataclass
 class SearchReply:
     """What the engine answered to one ``go``: the move text (None for a bare ``done``),
-    the wall time from sending ``go`` to reading ``done``, and its last ``info``."""
+    the wall time from sending the search (position, level, ``go``) to reading ``done``, and
+    its last ``info``."""
 
     move: str | None
     elapsed: float
@@ -241,8 +242,8 @@ class HubClient:
         ``info`` goes to ``on_info`` as it arrives.  The match runner and the board both
         search through here."""
         self._drain()
+        sent = time.perf_counter()          # before the lines: an answer is always after it
         self._ask(position, moves, level, analyze)
-        sent = time.perf_counter()
         info: dict[str, str] = {}
         errors: list[str] = []              # ``error`` lines: the engine refused the search
         stopped, grace_end = False, math.inf

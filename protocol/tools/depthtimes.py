@@ -17,15 +17,15 @@ each position right after Rafle (:mod:`.peertimes`), and a second table sets the
 12, 15 and 18 side by side with the ratio Rafle/peer (below 1: Rafle is faster), then the
 medians of each and the median of the per-position ratios, and the speed of each (nodes a
 second) at the deepest depth both reached on that position.  Scan 2.0's first line of a depth
-comes when the first move of that iteration is searched, Rafle's at its end: the medians also
-take the peer's iteration as complete at its first line of the next depth (it searches one
-further), which bounds the ratio from below where the first one bounds it from above.
+comes when the first move of that iteration is searched, Rafle's at its end: the peer also
+searches each position to each compared depth alone, and the medians give its time to
+complete that iteration and the ratio to it, the like-for-like figure.
 """
 from __future__ import annotations
 
 import statistics
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine import Limits, Searcher, pos_from_fen
@@ -44,6 +44,7 @@ class Run:
     label: str
     fen: str
     rows: list[tuple[int, int, float]]
+    complete: dict[int, float] = field(default_factory=dict)   # the peer's: depth -> seconds
 
     def time_to(self, depth: int) -> float | None:
         return next((t for d, _, t in self.rows if d >= depth), None)
@@ -135,8 +136,10 @@ def report(cases: list[tuple[str, str]], max_depth: int, max_time: float,
                  + " " + " ".join(f"{run.depth_within(s):>6}" for s in budgets(max_time))
                  + f"   {run.rows[-1][1] if run.rows else 0}")
             if rival is not None:
-                rows = rival.search(label, fen, max_depth + 1, max_time)   # d+1 bounds d
-                peer_runs.append(None if rows is None else Run(label, fen, rows))
+                rows = rival.search(label, fen, max_depth, max_time)
+                peer_runs.append(None if rows is None else Run(
+                    label, fen, rows, {d: t for d in compare_at if d <= max_depth
+                                       and (t := rival.complete(label, fen, d, max_time))}))
         for line in summary(runs, max_time):
             emit(line)
         if rival is not None:
@@ -196,14 +199,14 @@ def comparison(runs: list[Run], peer_runs: list[Run | None], name: str, command:
         mine = [t for r, _ in pairs if (t := r.time_to(d)) is not None]
         theirs = [t for _, p in pairs if (t := p.time_to(d)) is not None]
         ratios = [x for r, p in pairs if (x := _ratio(r.time_to(d), p.time_to(d))) is not None]
-        done = [t for _, p in pairs if (t := p.time_to(d + 1)) is not None]
-        bound = [x for r, p in pairs if (x := _ratio(r.time_to(d), p.time_to(d + 1))) is not None]
+        done = [t for _, p in pairs if (t := p.complete.get(d)) is not None]
+        whole = [x for r, p in pairs if (x := _ratio(r.time_to(d), p.complete.get(d))) is not None]
         out.append(f"depth {d}: median R {_median(mine, '.3f')} s ({len(mine)}), "
                    f"P {_median(theirs, '.3f')} s ({len(theirs)}); median of the per-position "
                    f"ratios R/P {_median(ratios, '.2f')} over {len(ratios)} of {len(pairs)} "
-                   f"positions; the peer's iteration {d} complete (its first line of depth "
-                   f"{d + 1}): P {_median(done, '.3f')} s ({len(done)}), R/P "
-                   f"{_median(bound, '.2f')} over {len(bound)}")
+                   f"positions; the peer's iteration complete (a search to depth {d}): "
+                   f"P {_median(done, '.3f')} s ({len(done)}), R/P {_median(whole, '.2f')} "
+                   f"over {len(whole)}")
     speeds = [s for r, p in pairs if (s := common_speed(r, p)) is not None]
     mine = [m for _, m, _ in speeds if m is not None]
     theirs = [t for _, _, t in speeds if t is not None]

@@ -11,10 +11,10 @@ Its iterations are read from its ``info`` lines (depth, nodes and its own ``time
 writes the time with two decimals).  Scan 2.0 writes a line when a root move becomes the best
 one, from depth 12 on: the first line of a depth comes once the first move of that iteration is
 searched, before the iteration ends, where Rafle reports the end of each iteration; a time to
-depth read from those first lines leans to the peer.  The peer therefore searches one depth
-further than Rafle: its first line of depth d + 1 comes after its iteration d is complete, so
-the peer's full iteration d takes between the two, and Rafle's ratio lies between the two
-ratios :mod:`.depthtimes` reports.
+depth read from those first lines leans to the peer.  So the peer also searches each position
+once to each depth compared (:meth:`Peer.complete`: Scan's ``depth <n>``, then ``go``), and the
+wall time from ``go`` to its ``move`` is its time to complete that iteration (a millisecond or
+so of the pipe included, which leans to Rafle).
 
 A peer that cannot start, dies or goes silent is reported with its command and dropped: the
 run goes on with Rafle's figures only.  A position the peer refuses (``error``) or cannot read
@@ -32,6 +32,7 @@ from ..hub.client import EngineError, EngineRefused
 from ..hub.hub1 import Hub1Client
 
 STOP_GRACE = 10.0       # seconds the peer has to answer ``stop``
+DEPTH_MAX = 79          # Scan 2.0's deepest iteration: ``depth 79`` lifts a depth limit
 SLACK = 30.0            # seconds past --max-time before a silent peer is given up
 START_TIME = 120.0      # seconds to answer ``wait`` and ``ready`` (Scan loads its bitbases)
 
@@ -99,6 +100,32 @@ class Peer:
             self._lost(f"failed on {label}: {exc}")
             return None
         return rows
+
+    def complete(self, label: str, fen: str, depth: int, max_time: float) -> float | None:
+        """Seconds the peer takes to complete its iteration ``depth`` on ``fen`` (a search
+        limited to that depth, its tables cleared), or None where it did not (a refusal, the
+        time ran out, or it stopped short of that depth)."""
+        if self.client is None or pos_from_fen(fen).variant is not INTERNATIONAL:
+            return None
+        now = time.monotonic()
+        try:
+            self.client.new_game()
+            self.client.send(f"depth {depth}")
+            reply = self.client.search(pos_to_hub(pos_from_fen(fen)), [],
+                                       [f"move-time={max_time}"], deadline=now + max_time + SLACK,
+                                       stop_at=now + max_time, stop_grace=STOP_GRACE)
+            self.client.send(f"depth {DEPTH_MAX}")
+        except EngineRefused as exc:
+            self.emit(f"peer: {label} skipped at depth {depth}: {exc}")
+            self._settle()
+            return None
+        except EngineError as exc:
+            self._lost(f"failed on {label} at depth {depth}: {exc}")
+            return None
+        reached = reply.info.get("depth", "0")
+        if reply.elapsed >= max_time or not reached.isdigit() or int(reached) != depth:
+            return None
+        return reply.elapsed
 
     def _settle(self) -> None:
         """After a refusal the peer searches its previous board: stop it and wait for its
