@@ -17,7 +17,8 @@ also takes ``set <name> <value>`` (Scan's ``set book false``), and answers ``go`
 lines in Scan 2.0's positional format (``info <depth> <mean depth> <score> <nodes> <time>
 <speed> <pv>``, its src/search.cpp ``disp_best_move``) for depths 1 to N (default 8): depth d
 at DEPTH_TIME * d seconds with d * d * 1000 nodes, and at depth 3 a second line (a new best
-move) 0.1 s later, before its ``move``.  Scan's ``depth <n>`` limits the next searches to n.
+move) 0.1 s later, before its ``move``.  Scan's ``depth <n>`` limits the next search to n
+(each ``pos`` lifts it, as Scan's does).
 """
 import sys
 
@@ -69,7 +70,7 @@ for line in sys.stdin:
         taken = scan_position(args[0])
         if taken is None:
             out("error bad position")
-        pos, level = taken or pos, None
+        pos, level, limit = taken or pos, None, DEPTHS
     elif command == "level" and len(args) == 3 and all(a.isdigit() for a in args):
         level = args
     elif command == "time" and len(args) == 1 and args[0].isdigit():

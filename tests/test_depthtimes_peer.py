@@ -6,6 +6,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from protocol.hub import hub1
 from protocol.hub.hub1 import info_fields
 from protocol.tools import bench, depthtimes, peertimes
 
@@ -70,13 +71,23 @@ def test_the_peer_searches_each_position_and_its_first_line_of_a_depth_counts():
     assert row.split()[10] == "6"                                      # the deepest common depth
 
 
-def test_a_search_to_a_depth_alone_times_the_complete_iteration_and_lifts_its_limit():
+def test_a_search_to_a_depth_alone_times_the_complete_iteration():
     peer = peertimes.Peer(f"{FAKE} depths 4", emit=print)
     try:
         fen = START[0][1]
         assert peer.complete("start", fen, 6, 30.0) is None          # it stops at its 4
         assert peer.complete("start", fen, 3, 30.0) > 0
         assert [d for d, _, _ in peer.search("start", fen, 4, 30.0)] == [1, 2, 3, 3, 4]
+    finally:
+        peer.quit()
+    assert hub1.depth_line(["move-time=10", "depth=18"]) == "depth 18"   # after pos, before go
+    assert hub1.depth_line(["move-time=10"]) is None
+    assert hub1.level_line(["move-time=10", "depth=18"]) == "time 10000"
+    peer = peertimes.Peer(f"{FAKE} depths 4", emit=print)
+    try:            # a depth sent before the position is lifted by it, as by Scan's `pos`
+        peer.client.new_game()
+        peer.client.send("depth 2")
+        assert [d for d, _, _ in peer.search("start", START[0][1], 4, 30.0)] == [1, 2, 3, 3, 4]
     finally:
         peer.quit()
 

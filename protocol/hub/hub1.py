@@ -56,6 +56,15 @@ def level_line(level: list[str]) -> str:
     return f"level {int(args.get('moves', 0))} {_ms(args['time'])} {_ms(args.get('inc', '0'))}"
 
 
+def depth_line(level: list[str]) -> str | None:
+    """Scan 2.0's ``depth <n>`` for a ``depth=..`` among the ``level`` arguments, or None.
+    Scan resets it with each ``pos``, so it goes between the position and ``go``."""
+    args: dict[str, str] = {}
+    for text in level:
+        args.update(parse_line(f"level {text}")[1])
+    return f"depth {int(args['depth'])}" if "depth" in args else None
+
+
 def _ms(seconds: str) -> int:
     return max(round(float(seconds) * 1000), 0)
 
@@ -110,6 +119,9 @@ class Hub1Client(HubClient):
         self.asked = f"pos {hub1_position(pos_to_hub(pos))}"
         self.send(self.asked)
         self.send(level_line(level))
+        depth = depth_line(level)
+        if depth is not None:
+            self.send(depth)
         self.send("go")
 
     @staticmethod

@@ -12,7 +12,7 @@ writes the time with two decimals).  Scan 2.0 writes a line when a root move bec
 one, from depth 12 on: the first line of a depth comes once the first move of that iteration is
 searched, before the iteration ends, where Rafle reports the end of each iteration; a time to
 depth read from those first lines leans to the peer.  So the peer also searches each position
-once to each depth compared (:meth:`Peer.complete`: Scan's ``depth <n>``, then ``go``), and the
+once to each depth compared (:meth:`Peer.complete`: Scan's ``depth <n>`` before ``go``), and the
 wall time from ``go`` to its ``move`` is its time to complete that iteration (a millisecond or
 so of the pipe included, which leans to Rafle).
 
@@ -32,7 +32,6 @@ from ..hub.client import EngineError, EngineRefused
 from ..hub.hub1 import Hub1Client
 
 STOP_GRACE = 10.0       # seconds the peer has to answer ``stop``
-DEPTH_MAX = 79          # Scan 2.0's deepest iteration: ``depth 79`` lifts a depth limit
 SLACK = 30.0            # seconds past --max-time before a silent peer is given up
 START_TIME = 120.0      # seconds to answer ``wait`` and ``ready`` (Scan loads its bitbases)
 
@@ -110,11 +109,10 @@ class Peer:
         now = time.monotonic()
         try:
             self.client.new_game()
-            self.client.send(f"depth {depth}")
             reply = self.client.search(pos_to_hub(pos_from_fen(fen)), [],
-                                       [f"move-time={max_time}"], deadline=now + max_time + SLACK,
-                                       stop_at=now + max_time, stop_grace=STOP_GRACE)
-            self.client.send(f"depth {DEPTH_MAX}")
+                                       [f"move-time={max_time}", f"depth={depth}"],
+                                       deadline=now + max_time + SLACK, stop_at=now + max_time,
+                                       stop_grace=STOP_GRACE)
         except EngineRefused as exc:
             self.emit(f"peer: {label} skipped at depth {depth}: {exc}")
             self._settle()
