@@ -28,7 +28,7 @@ from typing import Callable
 
 from engine import INTERNATIONAL, pos_from_fen, pos_to_hub
 
-from ..hub.client import EngineError, EngineRefused
+from ..hub.client import EngineError, EngineRefused, SearchReply
 from ..hub.hub1 import Hub1Client
 
 STOP_GRACE = 10.0       # seconds the peer has to answer ``stop``
@@ -85,20 +85,9 @@ class Peer:
             if depth >= max_depth:
                 reached.set()
 
-        now = time.monotonic()
-        try:
-            self.client.new_game()
-            self.client.search(pos_to_hub(pos), [], [f"move-time={max_time}"],
-                               deadline=now + max_time + SLACK, stop_at=now + max_time,
-                               stop=reached, stop_grace=STOP_GRACE, on_info=on_info)
-        except EngineRefused as exc:
-            self.emit(f"peer: {label} skipped: {exc}")
-            self._settle()
-            return None
-        except EngineError as exc:
-            self._lost(f"failed on {label}: {exc}")
-            return None
-        return rows
+        reply = self._search(label, pos_to_hub(pos), [f"move-time={max_time}"], max_time,
+                             stop=reached, on_info=on_info)
+        return None if reply is None else rows
 
     def complete(self, label: str, fen: str, depth: int, max_time: float) -> float | None:
         """Seconds the peer takes to complete its iteration ``depth`` on ``fen`` (a search
@@ -106,24 +95,30 @@ class Peer:
         time ran out, or it stopped short of that depth)."""
         if self.client is None or pos_from_fen(fen).variant is not INTERNATIONAL:
             return None
-        now = time.monotonic()
-        try:
-            self.client.new_game()
-            reply = self.client.search(pos_to_hub(pos_from_fen(fen)), [],
-                                       [f"move-time={max_time}", f"depth={depth}"],
-                                       deadline=now + max_time + SLACK, stop_at=now + max_time,
-                                       stop_grace=STOP_GRACE)
-        except EngineRefused as exc:
-            self.emit(f"peer: {label} skipped at depth {depth}: {exc}")
-            self._settle()
-            return None
-        except EngineError as exc:
-            self._lost(f"failed on {label} at depth {depth}: {exc}")
+        reply = self._search(f"{label} at depth {depth}", pos_to_hub(pos_from_fen(fen)),
+                             [f"move-time={max_time}", f"depth={depth}"], max_time)
+        if reply is None:
             return None
         reached = reply.info.get("depth", "0")
         if reply.elapsed >= max_time or not reached.isdigit() or int(reached) != depth:
             return None
         return reply.elapsed
+
+    def _search(self, label: str, position: str, level: list[str], max_time: float,
+                **watch) -> SearchReply | None:
+        """One search of ``position`` with its tables cleared, stopped at ``max_time``; None
+        where the peer refused it (reported, the peer settled) or failed (reported, dropped)."""
+        now = time.monotonic()
+        try:
+            self.client.new_game()
+            return self.client.search(position, [], level, deadline=now + max_time + SLACK,
+                                      stop_at=now + max_time, stop_grace=STOP_GRACE, **watch)
+        except EngineRefused as exc:
+            self.emit(f"peer: {label} skipped: {exc}")
+            self._settle()
+        except EngineError as exc:
+            self._lost(f"failed on {label}: {exc}")
+        return None
 
     def _settle(self) -> None:
         """After a refusal the peer searches its previous board: stop it and wait for its
