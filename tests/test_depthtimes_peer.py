@@ -60,8 +60,8 @@ def test_the_peer_searches_each_position_and_its_first_line_of_a_depth_counts():
                                         compare_at=(2, 3, 6))
     fake = [(d, d * d * 1000, 0.25 * d) for d in range(1, 7)]
     assert peer_runs[0].rows == fake[:3] + [(3, 9007, 0.85)] + fake[3:]    # cut at --max-depth
-    # A search to each compared depth alone, stopped there by Scan's `depth <n>`: timed by
-    # the wall clock (no duration asserted), and none for a depth the peer does not reach.
+    # A search to each compared depth alone, stopped there by Scan's `depth <n>`, timed by
+    # the wall clock (no duration asserted; a depth the peer does not reach: the test below).
     assert sorted(peer_runs[0].complete) == [2, 3, 6]
     assert all(t > 0 for t in peer_runs[0].complete.values())
     rafle = [runs[0].time_to(d) for d in (2, 3, 6)]

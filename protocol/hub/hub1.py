@@ -46,9 +46,7 @@ def hub1_position(position: str) -> str:
 def level_line(level: list[str]) -> str:
     """The Hub-1 limit line (``level ...`` or ``time <ms>``) for the version 2 ``level``
     arguments the runner gives (``moves=.. time=.. inc=..`` or ``move-time=..``, seconds)."""
-    args: dict[str, str] = {}
-    for text in level:
-        args.update(parse_line(f"level {text}")[1])
+    args = _level_args(level)
     if "move-time" in args:
         return f"time {_ms(args['move-time'])}"
     if "time" not in args:
@@ -59,10 +57,16 @@ def level_line(level: list[str]) -> str:
 def depth_line(level: list[str]) -> str | None:
     """Scan 2.0's ``depth <n>`` for a ``depth=..`` among the ``level`` arguments, or None.
     Scan resets it with each ``pos``, so it goes between the position and ``go``."""
+    args = _level_args(level)
+    return f"depth {int(args['depth'])}" if "depth" in args else None
+
+
+def _level_args(level: list[str]) -> dict[str, str]:
+    """The version 2 ``level`` arguments the runner gives, as one dict."""
     args: dict[str, str] = {}
     for text in level:
         args.update(parse_line(f"level {text}")[1])
-    return f"depth {int(args['depth'])}" if "depth" in args else None
+    return args
 
 
 def _ms(seconds: str) -> int:

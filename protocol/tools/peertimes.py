@@ -93,9 +93,10 @@ class Peer:
         """Seconds the peer takes to complete its iteration ``depth`` on ``fen`` (a search
         limited to that depth, its tables cleared), or None where it did not (a refusal, the
         time ran out, or it stopped short of that depth)."""
-        if self.client is None or pos_from_fen(fen).variant is not INTERNATIONAL:
+        pos = pos_from_fen(fen)
+        if self.client is None or pos.variant is not INTERNATIONAL:
             return None
-        reply = self._search(f"{label} at depth {depth}", pos_to_hub(pos_from_fen(fen)),
+        reply = self._search(f"{label} at depth {depth}", pos_to_hub(pos),
                              [f"move-time={max_time}", f"depth={depth}"], max_time)
         if reply is None:
             return None
