@@ -106,6 +106,7 @@ P_LMR_KILLERS = kernel_slot("lmr-killers")      # killers reducible
 P_LMR_LOG = kernel_slot("lmr-log")              # reductions by ln(depth) ln(move number)
 P_LMR_OFFERS = kernel_slot("lmr-offers")        # moves that offer a capture unreduced
 P_LMR_HISTORY = kernel_slot("lmr-history")      # moves of less history reduced a ply more
+P_LMR_ROOT = kernel_slot("lmr-root")            # the root's late moves reduced too
 P_FUTILITY = kernel_slot("futility")            # futility margin a ply (0 = off)
 P_FUTILITY_DEPTH = kernel_slot("futility-depth")
 P_EVAL_CHECK = kernel_slot("eval-check")        # debug: check the updated evaluation
@@ -161,10 +162,10 @@ class Knobs(NamedTuple):
     lmr_log: float            # lmr-log / 100 (0: the one-or-two-ply rule)
     lmr_offers: bool          # moves that offer the opponent a capture are not reduced
     lmr_history: int          # reducible moves of less history reduced a ply more (0: off)
+    lmr_root: bool            # the root's late moves reduced too
     futility: int             # futility margin a ply (0: off)
     futility_depth: int
     goal: int
-    win_here: int
     egdb_pieces: int
     egdb_root: int
     gate: bool                # verify only where the static evaluation is beyond the margin
@@ -258,9 +259,10 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 if verdict != RULE_NONE:
                     v = 0 if verdict == RULE_DRAW else _no_move_value(p, knobs.goal)
                     continue
-                # Step 3. Mate-distance window: no score beats a mate at this ply.
+                # Step 3. Mate-distance window: no score beats a win at the next ply, or
+                # at this one where having no move wins (antidraughts).
                 alpha = max(alpha, -(MATE - p))
-                beta = min(beta, MATE - p - 1 + knobs.win_here)
+                beta = min(beta, MATE - p - (0 if knobs.goal == KG_LOSING else 1))
                 if alpha >= beta:
                     v = alpha
                     continue
@@ -463,15 +465,13 @@ def _knobs(P, V, W):
     threshold = P[P_THRESHOLD] != 0
     verified = threshold and P[P_FORM] == FORM_VERIFIED
     goal = V[V_GOAL]
-    # Best value a node at ply p can reach: a win at p + 1, or at p itself where
-    # having no move wins (antidraughts).
-    win_here = 1 if goal == KG_LOSING else 0
     lmr_below = S_PROMOTE if P[P_LMR_KILLERS] != 0 else S_KILLER2
     return Knobs(P[P_AGE], threshold and not verified,
                  max(P[P_VERIFY_FROM], 1) if verified else 0, max(P[P_INTERVAL], 1),
                  P[P_LMR_DEPTH], P[P_LMR_MOVES], P[P_LMR_PV_MOVES], P[P_LMR_TWO], lmr_below,
-                 P[P_LMR_LOG] / 100.0, P[P_LMR_OFFERS] != 0, P[P_LMR_HISTORY], P[P_FUTILITY],
-                 P[P_FUTILITY_DEPTH], goal, win_here, P[P_EGDB], P[P_EGDB_ROOT],
+                 P[P_LMR_LOG] / 100.0, P[P_LMR_OFFERS] != 0, P[P_LMR_HISTORY],
+                 P[P_LMR_ROOT] != 0, P[P_FUTILITY],
+                 P[P_FUTILITY_DEPTH], goal, P[P_EGDB], P[P_EGDB_ROOT],
                  P[P_GATE] != 0, P[P_NESTED] != 0, P[P_QS_THREATS] != 0, P[P_QS_EXCHANGES],
                  windows, windows and P[P_EVAL_CHECK] != 0,
                  P[P_EVAL_CACHE] != 0 and P[P_EVAL_CHECK] == 0, P[P_MALUS] != 0,
@@ -753,14 +753,15 @@ def _child_window(p, alpha, beta, d, tried, qs, reducible, score, knobs):
     after ``lmr-two-moves``; or, with ``lmr-log``, by ln(depth) ln(tried + 1) lmr-log / 100
     plies (one less at an open window; at least one, at most depth - 2); with
     ``lmr-history``, a ply more at a null window for a move whose history (its ordering
-    ``score``) is below it."""
+    ``score``) is below it.  The root's moves are reduced only with ``lmr-root``."""
     if qs or tried == 0:
         return PH_FULL, -beta, -alpha, d - 1
     r = 0
     lmr_depth = knobs.lmr_depth
     pv_node = beta - alpha > 1
     lmr_moves = knobs.lmr_pv_moves if pv_node else knobs.lmr_moves
-    if lmr_depth and d >= lmr_depth and tried >= lmr_moves and p > 0 and reducible:
+    if (lmr_depth and d >= lmr_depth and tried >= lmr_moves and (p > 0 or knobs.lmr_root)
+            and reducible):
         if knobs.lmr_log > 0.0:
             r = max(1, min(d - 2, int(math.log(d) * math.log(tried + 1) * knobs.lmr_log)
                            - (1 if pv_node else 0)))

@@ -159,6 +159,8 @@ OPTIONS: tuple[Option, ...] = (
          "the move made; 0: off)", kernel=True),
     _bool("lmr-offers", False, "late quiet moves that offer the opponent a capture (its men, "
           "or its kings read as men, have a jump after them) are not reduced", kernel=True),
+    _bool("lmr-root", False, "late-move reductions at the root too (as Scan; a reduced root "
+          "move that beats alpha is searched again in full)", kernel=True),
     _int("futility", 0, 0, 5000, "futility pruning: at a null-window node of at most "
          "futility-depth plies whose static evaluation plus this many hundredths a ply is at "
          "most alpha, the late quiet moves that offer the opponent no capture are not searched "

@@ -302,7 +302,7 @@ NEW_SWITCHES = [{"qs-threats": "true"}, {"threshold-gate": "false", "threshold-n
                 {"history-malus": "true", "counter-moves": "true"}, {"eval-cache": "true"},
                 {"lmr-log": "130"}, {"futility": "50", "futility-depth": "2"},
                 {"singular-depth": "4", "singular-margin": "2"}, {"iir-depth": "0"},
-                {"lmr-offers": "true"}, {"lmr-history": "1024"}, {"qs-exchanges": "1"},
+                {"lmr-offers": "true"}, {"lmr-history": "1024"}, {"lmr-root": "true"}, {"qs-exchanges": "1"},
                 {"qs-exchanges": "64"}, {"threshold-from": "2", "threshold-share": "3"}]
 
 
@@ -501,7 +501,7 @@ def test_options_are_validated():
     assert names == ["tt-size", "threads", "multipv", "eval", "weights", "threshold",
                      "threshold-form", "threshold-margin", "threshold-interval", "threshold-slope",
                      "threshold-gate", "threshold-from", "threshold-share", "threshold-nested", "qs-threats", "qs-exchanges", "lmr-depth",
-                     "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "lmr-log", "lmr-history", "lmr-offers", "futility",
+                     "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "lmr-log", "lmr-history", "lmr-offers", "lmr-root", "futility",
                      "futility-depth", "history-malus",
                      "counter-moves", "singular-depth", "singular-margin", "iir-depth", "eval-cache", "eval-check", "time-horizon",
                      "time-pieces", "book", "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
