@@ -147,6 +147,20 @@ S_TT, S_CAPTURE, S_PROMOTE, S_KILLER1, S_KILLER2 = 1 << 30, 1 << 26, 1 << 25, 1 
 S_COUNTER = 1 << 22
 
 
+class Lmr(NamedTuple):
+    """The late-move reductions' settings (the ``lmr-*`` options), a part of ``Knobs``."""
+
+    depth: int                # smallest depth reduced (0: off)
+    moves: int                # moves tried before reducing, at a null window
+    pv_moves: int             # ... at an open window
+    two: int                  # moves tried before reducing two plies (0: the old rule)
+    below: int                # ordering scores below this are reducible quiet moves
+    log: float                # lmr-log / 100 (0: the one-or-two-ply rule)
+    offers: bool              # moves that offer the opponent a capture are not reduced
+    history: int              # reducible moves of less history reduced a ply more (0: off)
+    root: bool                # the root's late moves reduced too
+
+
 class Knobs(NamedTuple):
     """The settings one kernel call reads once (built inside it by ``_knobs``)."""
 
@@ -154,15 +168,7 @@ class Knobs(NamedTuple):
     plain: bool
     verified: int             # the verified form: the depth it is tried from (0: off)
     interval: int
-    lmr_depth: int
-    lmr_moves: int
-    lmr_pv_moves: int
-    lmr_two: int
-    lmr_below: int            # ordering scores below this are reducible quiet moves
-    lmr_log: float            # lmr-log / 100 (0: the one-or-two-ply rule)
-    lmr_offers: bool          # moves that offer the opponent a capture are not reduced
-    lmr_history: int          # reducible moves of less history reduced a ply more (0: off)
-    lmr_root: bool            # the root's late moves reduced too
+    lmr: Lmr                  # the late-move reductions' settings
     futility: int             # futility margin a ply (0: off)
     futility_depth: int
     goal: int
@@ -466,11 +472,11 @@ def _knobs(P, V, W):
     verified = threshold and P[P_FORM] == FORM_VERIFIED
     goal = V[V_GOAL]
     lmr_below = S_PROMOTE if P[P_LMR_KILLERS] != 0 else S_KILLER2
+    lmr = Lmr(P[P_LMR_DEPTH], P[P_LMR_MOVES], P[P_LMR_PV_MOVES], P[P_LMR_TWO], lmr_below,
+              P[P_LMR_LOG] / 100.0, P[P_LMR_OFFERS] != 0, P[P_LMR_HISTORY], P[P_LMR_ROOT] != 0)
     return Knobs(P[P_AGE], threshold and not verified,
                  max(P[P_VERIFY_FROM], 1) if verified else 0, max(P[P_INTERVAL], 1),
-                 P[P_LMR_DEPTH], P[P_LMR_MOVES], P[P_LMR_PV_MOVES], P[P_LMR_TWO], lmr_below,
-                 P[P_LMR_LOG] / 100.0, P[P_LMR_OFFERS] != 0, P[P_LMR_HISTORY],
-                 P[P_LMR_ROOT] != 0, P[P_FUTILITY],
+                 lmr, P[P_FUTILITY],
                  P[P_FUTILITY_DEPTH], goal, P[P_EGDB], P[P_EGDB_ROOT],
                  P[P_GATE] != 0, P[P_NESTED] != 0, P[P_QS_THREATS] != 0, P[P_QS_EXCHANGES],
                  windows, windows and P[P_EVAL_CHECK] != 0,
@@ -757,19 +763,18 @@ def _child_window(p, alpha, beta, d, tried, qs, reducible, score, knobs):
     if qs or tried == 0:
         return PH_FULL, -beta, -alpha, d - 1
     r = 0
-    lmr_depth = knobs.lmr_depth
+    lmr = knobs.lmr
     pv_node = beta - alpha > 1
-    lmr_moves = knobs.lmr_pv_moves if pv_node else knobs.lmr_moves
-    if (lmr_depth and d >= lmr_depth and tried >= lmr_moves and (p > 0 or knobs.lmr_root)
-            and reducible):
-        if knobs.lmr_log > 0.0:
-            r = max(1, min(d - 2, int(math.log(d) * math.log(tried + 1) * knobs.lmr_log)
+    moves = lmr.pv_moves if pv_node else lmr.moves
+    if lmr.depth and d >= lmr.depth and tried >= moves and (p > 0 or lmr.root) and reducible:
+        if lmr.log > 0.0:
+            r = max(1, min(d - 2, int(math.log(d) * math.log(tried + 1) * lmr.log)
                            - (1 if pv_node else 0)))
-        elif knobs.lmr_two == 0:
-            r = 2 if (tried >= 2 * lmr_moves + 2 and d >= 2 * lmr_depth) else 1
+        elif lmr.two == 0:
+            r = 2 if (tried >= 2 * moves + 2 and d >= 2 * lmr.depth) else 1
         else:
-            r = 2 if (not pv_node and tried >= knobs.lmr_two) else 1
-        if knobs.lmr_history and not pv_node and score < knobs.lmr_history:
+            r = 2 if (not pv_node and tried >= lmr.two) else 1
+        if lmr.history and not pv_node and score < lmr.history:
             r = max(r, min(r + 1, d - 2))
     return PH_REDUCED if r else PH_NULL, -alpha - 1, -alpha, d - 1 - r
 
@@ -780,9 +785,9 @@ def _reducible(cap, score, cw, cb, ck, ct, V, knobs):
     scored below the killers (``lmr-killers``: below the promotions); with ``lmr-offers``,
     not one after which the opponent has a jump (its kings read as men: a sacrifice or an
     exchange offered, which the reduced search may not see through)."""
-    if cap != 0 or score >= knobs.lmr_below:
+    if cap != 0 or score >= knobs.lmr.below:
         return False
-    if knobs.lmr_offers:
+    if knobs.lmr.offers:
         own = cw if ct == 0 else cb
         return not may_capture(cw, cb, ck & ~own, ct, V)
     return True

@@ -183,8 +183,8 @@ OPTIONS: tuple[Option, ...] = (
           "a small table of its own (65,536 entries a thread)", kernel=True),
     _bool("eval-check", False, "debug: the search checks every evaluation it updates move "
           "by move against one computed from the position (slower)", kernel=True),
-    _int("time-horizon", 0, 0, 200, "a clock is planned to last at most this many more moves "
-         "(0: to the time control, or 30 without one; Scan plans over 30 to 10)"),
+    _int("time-horizon", 30, 0, 200, "a control of moves is planned as if it came after at most "
+         "this many more moves (0: at the control; Scan plans over 30 to 10)"),
     _int("time-pieces", 15, 0, 200, "a sudden-death clock with no increment is planned over "
          "this many moves plus one a piece on the board (0: over 30 moves)"),
     _bool("book", True, "play from the opening book"),

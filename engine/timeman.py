@@ -88,9 +88,10 @@ def seconds(value) -> float:
 def clock_budget(clock: float, inc: float, moves: int | None,
                  horizon: int = 0, pieces: int = 0) -> tuple[float, float]:
     """(soft, hard) seconds for a move with ``clock`` seconds left, ``inc`` per move
-    to come and ``moves`` moves to the next time control (None: sudden death), planned
-    over at most ``horizon`` moves when it is not 0 (a game is often decided before the
-    control: Scan plans over 30 moves in the middle game, 10 in the endgame).  In sudden
+    to come and ``moves`` moves to the next time control (None: sudden death); a control
+    of moves is planned over at most ``horizon`` moves when it is not 0 (a game is often
+    decided before the control: Scan plans over 30 moves in the middle game, 10 in the
+    endgame).  In sudden
     death the clock is planned over ``DEFAULT_MOVES_TO_GO`` moves, or, with no increment (as
     measured), over ``pieces`` when it is not 0 (the option ``time-pieces`` plus the pieces
     on the board: fewer moves as the game goes on, so that the late middle game gets more
@@ -112,8 +113,8 @@ def clock_budget(clock: float, inc: float, moves: int | None,
         # do not each take a big share of what is left (the last one all of it), and the
         # time left at the control carries over to the next period.
         to_go = min(int(moves), 100) + CONTROL_SLACK
-    if horizon > 0:
-        to_go = min(to_go, horizon)
+        if horizon > 0:
+            to_go = min(to_go, horizon)
     # This move's increment is already in ``clock``; later ones will come back, less what
     # each move costs outside the search.  The reserve is never planned away: a clock run
     # down to it thinks less than the increment and grows again.

@@ -630,17 +630,23 @@ def test_a_move_control_is_mostly_spent_by_its_last_move():
 def test_a_time_horizon_spends_a_move_control_sooner():
     # time-horizon 30: the clock of 75 moves is planned over 30 at most, so the early moves
     # take more; still never more than the clock, and nothing changes at 30 moves or fewer.
+    # Sudden death keeps its own plan (time-pieces).
     plain = timeman.clock_budget(60.0, 0.0, 75)
     sooner = timeman.clock_budget(60.0, 0.0, 75, horizon=30)
     assert sooner[0] > 2 * plain[0] and sooner[1] > 2 * plain[1]
     assert timeman.clock_budget(20.0, 0.0, 20, 30) == timeman.clock_budget(20.0, 0.0, 20)
+    assert (timeman.clock_budget(60.0, 0.0, None, 30, 55)
+            == timeman.clock_budget(60.0, 0.0, None, 0, 55))
+    assert (timeman.clock_budget(60.0, 1.0, None, 10)
+            == timeman.clock_budget(60.0, 1.0, None, 0))
     clock = 60.0
     for left in range(75, 0, -1):
         soft, hard = timeman.clock_budget(clock, 0.0, left, 30)
         clock -= hard if left == 75 else soft / timeman.SOFT
         assert clock > timeman.OVERHEAD
     s = Searcher(16)
-    assert s.set_option("time-horizon", "30") and s.settings.time_horizon == 30
+    assert s.settings.time_horizon == 30                # the default since 2026-12-05
+    assert s.set_option("time-horizon", "0") and s.settings.time_horizon == 0
     assert not s.set_option("time-horizon", "-1") and not s.set_option("time-horizon", "201")
 
 
