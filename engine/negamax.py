@@ -116,6 +116,7 @@ P_COUNTER = kernel_slot("counter-moves")        # counter-moves ordered after th
 P_SINGULAR = kernel_slot("singular-depth")      # singular extensions from this depth, 0 = off
 P_SINGULAR_MARGIN = kernel_slot("singular-margin")
 P_IIR = kernel_slot("iir-depth")                # internal iterative reduction, 0 = off
+P_TT_KEEP = kernel_slot("tt-keep-deeper")       # a position's deeper TT entry kept, 0 = off
 P_LO, P_HI, P_AGE, P_BARRED, P_EGDB, P_EGDB_ROOT, P_EGDB_FILTER, P_EXCLUDED = range(
     len(KERNEL_OPTIONS), len(KERNEL_OPTIONS) + 8)
 MAX_EXCLUDED = 8
@@ -186,6 +187,7 @@ class Knobs(NamedTuple):
     singular: int             # singular-depth (0: off)
     singular_margin: int      # singular-margin: hundredths a ply of depth
     iir: int                  # iir-depth (0: off)
+    tt_keep: int              # tt-keep-deeper (0: off)
 
 
 RULE_NONE, RULE_DRAW, RULE_NO_MOVE = 0, 1, 2
@@ -323,7 +325,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
             if i >= n:                # every move searched: the node's value is its best
                 v, mode = st[p, F_BEST], RETURN
                 if not qs and (p > 0 or P[P_EXCLUDED] == 0) and st[p, F_SING] != SG_TEST:
-                    _store(st, p, tt_keys, tt_data, buf, knobs.age)
+                    _store(st, p, tt_keys, tt_data, buf, knobs)
                 continue
             moves = buf[p]
             if not qs:
@@ -481,7 +483,8 @@ def _knobs(P, V, W):
                  P[P_GATE] != 0, P[P_NESTED] != 0, P[P_QS_THREATS] != 0, P[P_QS_EXCHANGES],
                  windows, windows and P[P_EVAL_CHECK] != 0,
                  P[P_EVAL_CACHE] != 0 and P[P_EVAL_CHECK] == 0, P[P_MALUS] != 0,
-                 P[P_COUNTER] != 0, P[P_SINGULAR], P[P_SINGULAR_MARGIN], P[P_IIR])
+                 P[P_COUNTER] != 0, P[P_SINGULAR], P[P_SINGULAR_MARGIN], P[P_IIR],
+                 P[P_TT_KEEP])
 
 
 # The helpers the loop calls for every node or move take and return numbers only: an
@@ -923,7 +926,7 @@ def _cut(p, st, buf, killers, hist, tt_keys, tt_data, knobs):
             if buf[p, j, 2] == 0:
                 h = hist[t, buf[p, j, 0], buf[p, j, 1]] - d * d
                 hist[t, buf[p, j, 0], buf[p, j, 1]] = max(h, -HIST_MAX)
-    _store(st, p, tt_keys, tt_data, buf, knobs.age)
+    _store(st, p, tt_keys, tt_data, buf, knobs)
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -1020,7 +1023,7 @@ def _reward(killers, hist, p, turn, frm, to, depth):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _store(st, p, tt_keys, tt_data, buf, age):
+def _store(st, p, tt_keys, tt_data, buf, knobs):
     best = st[p, F_BEST]
     if best >= st[p, F_BETA]:
         bound = tt.BOUND_LOWER
@@ -1037,4 +1040,5 @@ def _store(st, p, tt_keys, tt_data, buf, age):
     mid = 0
     if bi >= 0:
         mid = tt.move_id(buf[p, bi, 0], buf[p, bi, 1], buf[p, bi, 2])
-    tt.store(tt_keys, tt_data, st[p, F_KEY], mid, s, max(st[p, F_DEPTH], 0), bound, age)
+    tt.store(tt_keys, tt_data, st[p, F_KEY], mid, s, max(st[p, F_DEPTH], 0), bound, knobs.age,
+             knobs.tt_keep)

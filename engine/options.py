@@ -179,6 +179,9 @@ OPTIONS: tuple[Option, ...] = (
     _int("iir-depth", 3, 0, 64, "internal iterative reduction from this depth (0: off): a node "
          "below the root that the transposition table knows nothing of is searched a ply "
          "shallower", kernel=True),
+    _int("tt-keep-deeper", 0, 0, 64, "a search result does not replace its position's entry "
+         "in the transposition table from the same search when that entry is this many plies "
+         "deeper or more (0: it always does; 1: as Scan)", kernel=True),
     _bool("eval-cache", False, "the search keeps the static evaluations of recent positions in "
           "a small table of its own (65,536 entries a thread)", kernel=True),
     _bool("eval-check", False, "debug: the search checks every evaluation it updates move "

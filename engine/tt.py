@@ -91,12 +91,35 @@ def entry_bound(d):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def store(keys, data, key, mid, score, depth, bound, age):
-    """Record a search result (score already made ply-independent by the caller)."""
+def _pack(mid, score, depth, bound, age):
+    return mid | ((score + 32768) << 32) | (depth << 48) | (bound << 56) | ((age & 31) << 58)
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def store(keys, data, key, mid, score, depth, bound, age, keep=0):
+    """Record a search result (score already made ply-independent by the caller).
+
+    ``keep`` 0: the result takes the first slot if that slot holds this position, is empty,
+    is from an older search or is no deeper, else the second.  ``keep`` N > 0 (the option
+    ``tt-keep-deeper``, as Scan): a slot that holds this position from this search and is N
+    or more plies deeper is kept as it is; otherwise the result takes that slot, with its
+    move where the result has none."""
     if depth > 255:
         depth = 255
-    d = mid | ((score + 32768) << 32) | (depth << 48) | (bound << 56) | ((age & 31) << 58)
     i = key & (keys.shape[0] - 2)
+    if keep:
+        for j in range(i, i + 2):
+            old = data[ix(j)]
+            if old != 0 and keys[ix(j)] ^ old == key:
+                if ((old >> 58) & 31) == (age & 31) and ((old >> 48) & 0xFF) >= depth + keep:
+                    return
+                if mid == 0:
+                    mid = old & 0xFFFFFFFF
+                d = _pack(mid, score, depth, bound, age)
+                keys[ix(j)] = key ^ d
+                data[ix(j)] = d
+                return
+    d = _pack(mid, score, depth, bound, age)
     old = data[ix(i)]
     if (keys[ix(i)] ^ old == key or old == 0 or ((old >> 58) & 31) != (age & 31)
             or ((old >> 48) & 0xFF) <= depth):

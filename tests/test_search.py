@@ -302,7 +302,7 @@ NEW_SWITCHES = [{"qs-threats": "true"}, {"threshold-gate": "false", "threshold-n
                 {"history-malus": "true", "counter-moves": "true"}, {"eval-cache": "true"},
                 {"lmr-log": "130"}, {"futility": "50", "futility-depth": "2"},
                 {"singular-depth": "4", "singular-margin": "2"}, {"iir-depth": "0"},
-                {"lmr-offers": "true"}, {"lmr-history": "1024"}, {"lmr-root": "true"}, {"qs-exchanges": "1"},
+                {"lmr-offers": "true"}, {"lmr-history": "1024"}, {"lmr-root": "true"}, {"tt-keep-deeper": "1"}, {"qs-exchanges": "1"},
                 {"qs-exchanges": "64"}, {"threshold-from": "2", "threshold-share": "3"}]
 
 
@@ -503,7 +503,7 @@ def test_options_are_validated():
                      "threshold-gate", "threshold-from", "threshold-share", "threshold-nested", "qs-threats", "qs-exchanges", "lmr-depth",
                      "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "lmr-log", "lmr-history", "lmr-offers", "lmr-root", "futility",
                      "futility-depth", "history-malus",
-                     "counter-moves", "singular-depth", "singular-margin", "iir-depth", "eval-cache", "eval-check", "time-horizon",
+                     "counter-moves", "singular-depth", "singular-margin", "iir-depth", "tt-keep-deeper", "eval-cache", "eval-check", "time-horizon",
                      "time-pieces", "book", "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
     assert s.set_option("egdb-size", "0") and s.settings.egdb_size == 0
     assert not s.set_option("egdb-size", "8") and not s.set_option("egdb-size", "-1")
@@ -706,6 +706,61 @@ def test_the_table_keeps_two_entries_a_bucket_and_rejects_torn_ones():
     assert tt.probe(keys, data, b) == db                 # from its own, whole slot
     keys[i + 1] = a ^ da
     assert tt.probe(keys, data, b) == 0 and tt.probe(keys, data, a) == 0
+
+
+def _slow_store(slots, key, mid, score, depth, bound, age, keep):
+    """The replacement rule written plainly: ``slots``, a bucket's two (key, fields) or None."""
+    fields = dict(move=mid, score=score, depth=depth, bound=bound, age=age % 32)
+    if keep:
+        for j, slot in enumerate(slots):
+            if slot is not None and slot[0] == key:
+                old = slot[1]
+                if old["age"] == age % 32 and old["depth"] >= depth + keep:
+                    return
+                if mid == 0:
+                    fields["move"] = old["move"]
+                slots[j] = (key, fields)
+                return
+    first = slots[0]
+    if (first is None or first[0] == key or first[1]["age"] != age % 32
+            or first[1]["depth"] <= depth):
+        slots[0] = (key, fields)
+    else:
+        slots[1] = (key, fields)
+
+
+@pytest.mark.parametrize("keep", [0, 1, 3])
+def test_the_table_replaces_entries_as_its_slow_twin_does(keep):
+    from engine import tt
+    rng = random.Random(keep)
+    keys, data = tt.new_table(4)
+    bucket = 6                                            # entries 6 and 7
+    positions = [(rng.getrandbits(58) << 4) | bucket for _ in range(4)]
+    slots = [None, None]
+    for _ in range(3000):
+        key = rng.choice(positions)
+        mid = rng.choice([0, rng.randrange(1, 1 << 32)])
+        score, depth = rng.randrange(-500, 500), rng.randrange(0, 20)
+        bound, age = rng.randrange(1, 4), rng.choice([1, 1, 1, 2])
+        tt.store(keys, data, key, mid, score, depth, bound, age, keep)
+        _slow_store(slots, key, mid, score, depth, bound, age, keep)
+        for j, slot in enumerate(slots):
+            d = int(data[bucket + j])
+            if slot is None:
+                assert d == 0
+                continue
+            assert int(keys[bucket + j]) ^ d == slot[0]
+            got = dict(move=tt.entry_move(d), score=tt.entry_score(d), depth=tt.entry_depth(d),
+                       bound=tt.entry_bound(d), age=(d >> 58) & 31)
+            assert got == slot[1]
+    if keep:   # a deeper entry of this search survives a shallower result of its position
+        key = positions[0]
+        tt.store(keys, data, key, 5, 10, 30, tt.BOUND_EXACT, 9, keep)
+        tt.store(keys, data, key, 0, -10, 30 - keep, tt.BOUND_UPPER, 9, keep)
+        assert tt.entry_depth(tt.probe(keys, data, key)) == 30
+        tt.store(keys, data, key, 0, -10, 31, tt.BOUND_UPPER, 9, keep)
+        d = tt.probe(keys, data, key)
+        assert tt.entry_depth(d) == 31 and tt.entry_move(d) == 5     # the move kept
 
 
 # ----- Lazy SMP -------------------------------------------------------------------------
