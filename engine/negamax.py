@@ -94,6 +94,7 @@ P_INTERVAL = kernel_slot("threshold-interval")
 P_SLOPE = kernel_slot("threshold-slope")
 P_GATE = kernel_slot("threshold-gate")          # verify only where the evaluation says so
 P_NESTED = kernel_slot("threshold-nested")      # verification searches may prune in turn
+P_TT_FIRST = kernel_slot("threshold-tt-first")  # the table's probe before the verification
 P_VERIFY_FROM = kernel_slot("threshold-from")   # verified threshold cuts from this depth
 P_VERIFY_SHARE = kernel_slot("threshold-share") # ... confirmed by a search to this / 10 of it
 P_QS_THREATS = kernel_slot("qs-threats")        # a threatened quiescence leaf gets a ply
@@ -177,6 +178,7 @@ class Knobs(NamedTuple):
     egdb_root: int
     gate: bool                # verify only where the static evaluation is beyond the margin
     nested: bool              # verification searches may prune in turn
+    tt_first: bool            # a node the table settles is not verified
     qs_threats: bool          # a quiescence leaf the opponent threatens is searched a ply
     qs_exchanges: int         # quiescence plies that try promotions and exchanges (0: off)
     windows: bool             # the learned evaluation's windows are updated move by move
@@ -284,6 +286,11 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 if _plain_due(p, d, knobs):
                     d = _plain_depth(p, d, _static(p, st, V, T, W, knobs, ctl, evals), st, P)
                 elif _verify_due(p, d, alpha, beta, st[p, F_VERIFY], st[p, F_INSIDE], knobs):
+                    if knobs.tt_first:        # (threshold-tt-first) Step 7's cut, first
+                        cut, v, _ = _tt_verdict(tt.probe(tt_keys, tt_data, st[p, F_KEY]), p, d,
+                                                alpha, beta, v)
+                        if cut:
+                            continue
                     d, alpha, beta = _verify_first(p, d, alpha, beta, w, b, k, t, st, P, V,
                                                    S, T, W, buf, state, knobs, ctl, evals)
             if p >= MAX_PLY - 1:
@@ -480,7 +487,7 @@ def _knobs(P, V, W):
                  max(P[P_VERIFY_FROM], 1) if verified else 0, max(P[P_INTERVAL], 1),
                  lmr, P[P_FUTILITY],
                  P[P_FUTILITY_DEPTH], goal, P[P_EGDB], P[P_EGDB_ROOT],
-                 P[P_GATE] != 0, P[P_NESTED] != 0, P[P_QS_THREATS] != 0, P[P_QS_EXCHANGES],
+                 P[P_GATE] != 0, P[P_NESTED] != 0, P[P_TT_FIRST] != 0, P[P_QS_THREATS] != 0, P[P_QS_EXCHANGES],
                  windows, windows and P[P_EVAL_CHECK] != 0,
                  P[P_EVAL_CACHE] != 0 and P[P_EVAL_CHECK] == 0, P[P_MALUS] != 0,
                  P[P_COUNTER] != 0, P[P_SINGULAR], P[P_SINGULAR_MARGIN], P[P_IIR],

@@ -138,6 +138,9 @@ OPTIONS: tuple[Option, ...] = (
          "this many tenths of the node's depth (at least one ply)", kernel=True),
     _bool("threshold-nested", True, "verification searches may prune in turn (false: no "
           "threshold pruning inside a verification search, as Scan)", kernel=True),
+    _bool("threshold-tt-first", False, "the verified form is tried after the transposition "
+          "table's probe: a node the table's entry settles is not verified (as Scan)",
+          kernel=True),
     _bool("qs-threats", False, "a quiescence leaf where the opponent threatens a capture is "
           "searched one ply deeper (as Scan)", kernel=True),
     _int("qs-exchanges", 0, 0, 64, "quiescence at a quiet node below the evaluation's beta also "

@@ -525,6 +525,8 @@ def test_threshold_parameters_change_a_fixed_depth_search():
         "... within 4 plies of the leaves": ["qs-exchanges value=4"],
         "late moves reduced at the root too": ["qs-exchanges value=0", "lmr-root value=true"],
         "the table keeps deeper entries": ["lmr-root value=false", "tt-keep-deeper value=1"],
+        "the table's probe before verifying": ["tt-keep-deeper value=0",
+                                               "threshold-tt-first value=true"],
     }
     nodes = {}
     for name, params in settings.items():
@@ -545,7 +547,7 @@ def test_threshold_parameters_change_a_fixed_depth_search():
                     "set-param name=iir-depth value=0", "set-param name=lmr-offers value=false",
                     "set-param name=lmr-history value=0", "set-param name=qs-exchanges value=0",
                     "set-param name=lmr-root value=false", "set-param name=tt-keep-deeper value=0",
-                    f"set-param name=threshold-nested value={nested}", "new-game",
+                    "set-param name=threshold-tt-first value=false", f"set-param name=threshold-nested value={nested}", "new-game",
                     f'pos pos={START} moves="32-28 19-23 28x19 14x23"', "level depth=11", "go think")
         lines = engine.read_until("done")
         deep[nested] = int(re.search(r"nodes=(\d+)", lines[-2]).group(1))

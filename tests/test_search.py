@@ -302,7 +302,8 @@ NEW_SWITCHES = [{"qs-threats": "true"}, {"threshold-gate": "false", "threshold-n
                 {"history-malus": "true", "counter-moves": "true"}, {"eval-cache": "true"},
                 {"lmr-log": "130"}, {"futility": "50", "futility-depth": "2"},
                 {"singular-depth": "4", "singular-margin": "2"}, {"iir-depth": "0"},
-                {"lmr-offers": "true"}, {"lmr-history": "1024"}, {"lmr-root": "true"}, {"tt-keep-deeper": "1"}, {"qs-exchanges": "1"},
+                {"lmr-offers": "true"}, {"lmr-history": "1024"}, {"lmr-root": "true"}, {"tt-keep-deeper": "1"},
+                {"threshold-tt-first": "true"}, {"qs-exchanges": "1"},
                 {"qs-exchanges": "64"}, {"threshold-from": "2", "threshold-share": "3"}]
 
 
@@ -500,7 +501,7 @@ def test_options_are_validated():
     names = [o.name for o in s.options()]
     assert names == ["tt-size", "threads", "multipv", "eval", "weights", "threshold",
                      "threshold-form", "threshold-margin", "threshold-interval", "threshold-slope",
-                     "threshold-gate", "threshold-from", "threshold-share", "threshold-nested", "qs-threats", "qs-exchanges", "lmr-depth",
+                     "threshold-gate", "threshold-from", "threshold-share", "threshold-nested", "threshold-tt-first", "qs-threats", "qs-exchanges", "lmr-depth",
                      "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "lmr-log", "lmr-history", "lmr-offers", "lmr-root", "futility",
                      "futility-depth", "history-malus",
                      "counter-moves", "singular-depth", "singular-margin", "iir-depth", "tt-keep-deeper", "eval-cache", "eval-check", "time-horizon",
