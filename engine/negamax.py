@@ -269,8 +269,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 if verdict != RULE_NONE:
                     v = 0 if verdict == RULE_DRAW else _no_move_value(p, knobs.goal)
                     continue
-                # Step 3. Mate-distance window: no score beats a win at the next ply, or
-                # at this one where having no move wins (antidraughts).
+                # Step 3. Mate-distance window: no score beats a win a ply on (antidraughts: here).
                 alpha = max(alpha, -(MATE - p))
                 beta = min(beta, MATE - p - (0 if knobs.goal == KG_LOSING else 1))
                 if alpha >= beta:
@@ -285,12 +284,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 # Step 5. Threshold pruning, plain or verified (the module docstring).
                 if _plain_due(p, d, knobs):
                     d = _plain_depth(p, d, _static(p, st, V, T, W, knobs, ctl, evals), st, P)
-                elif _verify_due(p, d, alpha, beta, st[p, F_VERIFY], st[p, F_INSIDE], knobs):
-                    if knobs.tt_first:        # (threshold-tt-first) Step 7's cut, first
-                        cut, v, _ = _tt_verdict(tt.probe(tt_keys, tt_data, st[p, F_KEY]), p, d,
-                                                alpha, beta, v)
-                        if cut:
-                            continue
+                elif _verify_due(p, d, alpha, beta, st, tt_keys, tt_data, knobs):
                     d, alpha, beta = _verify_first(p, d, alpha, beta, w, b, k, t, st, P, V,
                                                    S, T, W, buf, state, knobs, ctl, evals)
             if p >= MAX_PLY - 1:
@@ -487,7 +481,8 @@ def _knobs(P, V, W):
                  max(P[P_VERIFY_FROM], 1) if verified else 0, max(P[P_INTERVAL], 1),
                  lmr, P[P_FUTILITY],
                  P[P_FUTILITY_DEPTH], goal, P[P_EGDB], P[P_EGDB_ROOT],
-                 P[P_GATE] != 0, P[P_NESTED] != 0, P[P_TT_FIRST] != 0, P[P_QS_THREATS] != 0, P[P_QS_EXCHANGES],
+                 P[P_GATE] != 0, P[P_NESTED] != 0, P[P_TT_FIRST] != 0, P[P_QS_THREATS] != 0,
+                 P[P_QS_EXCHANGES],
                  windows, windows and P[P_EVAL_CHECK] != 0,
                  P[P_EVAL_CACHE] != 0 and P[P_EVAL_CHECK] == 0, P[P_MALUS] != 0,
                  P[P_COUNTER] != 0, P[P_SINGULAR], P[P_SINGULAR_MARGIN], P[P_IIR],
@@ -637,13 +632,17 @@ def _verifying(verify):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def _verify_due(p, d, alpha, beta, verify, inside, knobs):
+def _verify_due(p, d, alpha, beta, st, tt_keys, tt_data, knobs):
     """Step 5: the verified form is tried at this node: deep enough, a null window away
-    from mate scores, no verification of it running or refuted, and (``threshold-nested``
-    off) not inside another node's verification search."""
-    return (knobs.verified and d >= knobs.verified and beta - alpha == 1
-            and p % knobs.interval == 0 and verify == VF_NONE and p < MAX_PLY - 2
-            and -WIN_BOUND < alpha and beta < WIN_BOUND and (knobs.nested or inside == 0))
+    from mate scores, no verification of it running or refuted, (``threshold-nested``
+    off) not inside another node's verification search, and (``threshold-tt-first``) not
+    settled by its table entry, which cuts it in Step 7 instead."""
+    due = (knobs.verified and d >= knobs.verified and beta - alpha == 1
+           and p % knobs.interval == 0 and st[p, F_VERIFY] == VF_NONE and p < MAX_PLY - 2
+           and -WIN_BOUND < alpha and beta < WIN_BOUND and (knobs.nested or st[p, F_INSIDE] == 0))
+    if due and knobs.tt_first:
+        return not _tt_verdict(tt.probe(tt_keys, tt_data, st[p, F_KEY]), p, d, alpha, beta, 0)[0]
+    return due
 
 
 @njit(cache=True, nogil=True, _nrt=False)
