@@ -91,11 +91,10 @@ def clock_budget(clock: float, inc: float, moves: int | None,
     to come and ``moves`` moves to the next time control (None: sudden death); a control
     of moves is planned over at most ``horizon`` moves when it is not 0 (a game is often
     decided before the control: Scan plans over 30 moves in the middle game, 10 in the
-    endgame).  In sudden
-    death the clock is planned over ``DEFAULT_MOVES_TO_GO`` moves, or, with no increment (as
-    measured), over ``pieces`` when it is not 0 (the option ``time-pieces`` plus the pieces
-    on the board: fewer moves as the game goes on, so that the late middle game gets more
-    than a geometric share).
+    endgame).  In sudden death the clock is planned over ``DEFAULT_MOVES_TO_GO`` moves, or,
+    with no increment (as measured), over ``pieces`` when it is not 0 (the option
+    ``time-pieces`` plus the pieces on the board: fewer moves as the game goes on, so that
+    the late middle game gets more than a geometric share).
 
     The target is an even share of the usable clock (less a reserve) over the moves to
     go, plus the increment less ``LATENCY`` (it comes back after every move).  No iteration

@@ -111,10 +111,10 @@ def store(keys, data, key, mid, score, depth, bound, age, keep=0):
         for j in range(i, i + 2):
             old = data[ix(j)]
             if old != 0 and keys[ix(j)] ^ old == key:
-                if ((old >> 58) & 31) == (age & 31) and ((old >> 48) & 0xFF) >= depth + keep:
+                if ((old >> 58) & 31) == (age & 31) and entry_depth(old) >= depth + keep:
                     return
                 if mid == 0:
-                    mid = old & 0xFFFFFFFF
+                    mid = entry_move(old)
                 d = _pack(mid, score, depth, bound, age)
                 keys[ix(j)] = key ^ d
                 data[ix(j)] = d
