@@ -105,3 +105,37 @@ def test_the_search_finds_where_a_lost_game_began_to_slide(tmp_path, capsys):
                          "--from", "3")
     assert out.splitlines()[-1] == ("losses: the search at -1.00 or worse for good from ply 4-4 "
                                     "(median 4; 2 of 2)")
+
+
+def test_the_tempo_counts_each_sides_rows_from_its_back_row():
+    from engine import VARIANTS, pos_from_fen, start_position
+    from protocol.tools.match.story import tempo
+    assert tempo(pos_from_fen("W:W28:B3"), True) == 4      # 28 is White's 5th row from 46-50
+    assert tempo(pos_from_fen("W:W28:B3"), False) == -4
+    assert tempo(pos_from_fen("B:W46,28:B3,23"), True) == 4 - 4
+    assert tempo(pos_from_fen("W:W28,33:B3"), True) is None       # the men are not level
+    assert tempo(pos_from_fen("W:W28,K50:B3,K1"), True) is None   # a king on the board
+    for v in VARIANTS.values():                                   # both sides alike at the start
+        assert tempo(start_position(v), True) == 0, v.name
+
+
+def test_the_summary_gives_the_tempo_of_each_result(tmp_path, capsys):
+    # Twenty plies with exchanges, men level after them; the tempo is read from the FEN
+    # there by hand: a row every five squares, 1-5 Black's back row, 46-50 White's.
+    moves = ("1. 33-28 18-22 2. 39-33 17-21 3. 28x26 19-24 4. 32-28 13-19 5. 38-32 12-17 "
+             "6. 28-23 19x30 7. 32-28 7-12 8. 43-39 2-7 9. 37-32 30-34 10. 39x19 14x23")
+    fen = "W:W26,28,31,32,35,36,40,41,42,44,45,46,47,48,49,50:B1,3,4,5,6,7,8,9,10,11,12,15,16,17,20,23"
+    white, black = ([(int(s) - 1) // 5 for s in part[1:].split(",")] for part in fen.split(":")[1:])
+    lead = sum(9 - r for r in white) - sum(black)
+    games = [f'[White "{w}"]\n[Black "{b}"]\n[Result "{r}"]\n\n{moves} {r}\n'
+             for w, b, r in (("A", "B", "0-2"), ("B", "A", "1-1"))]
+    pdn = tmp_path / "g.pdn"
+    pdn.write_text("\n".join(games))
+    code, out, _ = rafle(capsys, "story", str(pdn), "--json")
+    assert code == 0 and [json.loads(line)["tempo"] for line in out.splitlines()] == [
+        {"20": lead}, {"20": -lead}]
+    code, out, _ = rafle(capsys, "story", str(pdn))
+    assert out.splitlines()[-1] == (
+        f"tempo: A's men ahead of the other side's by this many rows at ply 20/40/60 (mean; in "
+        f"brackets the games with level men and no king): losses {lead:+.1f} (1) / - / -; "
+        f"draws {-lead:+.1f} (1) / - / -")

@@ -9,8 +9,11 @@ summary gives the medians, so a match's or a tournament's PDN (``rafle match --p
 ``rafle tournament --pdn``) says whether its games were lost in the middle game or the
 ending.  With ``--score NODES`` Rafle searches each of the engine's positions from ply
 ``--from`` (that many nodes, book off) and a lost game also gets its *slide*: the ply from
-which that score stayed at -1.00 or worse (forced moves aside).  ``--json`` prints one
-object per game instead.
+which that score stayed at -1.00 or worse (forced moves aside).  The *tempo* at plies 20, 40
+and 60, where the men are level and no king is on the board, is the rows the engine's men
+have gone from its back row less the opponent's: the summary gives its mean by result (the
+kind of game: a side that keeps its men back, or one that takes the space).  ``--json``
+prints one object per game instead.
 """
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ import argparse
 import json
 import statistics
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from engine import BLACK, WHITE, BadInput, Limits, Searcher, legal_moves, play, read_pdn
 
@@ -28,6 +31,7 @@ KING = 3          # a king counts as this many men
 MARGIN = 2        # "ahead" / "behind": by at least this much material
 LONG = 30         # a draw "held" or "not converted" after this many plies at the margin
 SLIDE = -100      # --score: a lost game's slide starts where the search stays at or below this
+TEMPO_PLIES = (20, 40, 60)   # the plies at which the tempo is read
 
 
 @dataclass
@@ -44,6 +48,21 @@ class Story:
     behind: int            # ... behind
     termination: str
     slide: int | None = None   # --score, lost games: the ply from which the search stayed <= SLIDE
+    tempo: dict[int, int] = field(default_factory=dict)   # ply -> the engine's tempo lead there
+
+
+def tempo(pos, white: bool) -> int | None:
+    """The rows the men of the side ``white`` have gone from its back row, less the other
+    side's; None where the men are not level or a king is on the board."""
+    if pos.kings or pos.count(WHITE)[0] != pos.count(BLACK)[0]:
+        return None
+    v, lead = pos.variant, 0
+    for square in range(1, v.nsquares + 1):
+        piece = pos.piece_at(square)
+        if piece in ("w", "b"):
+            row = v.coords(square)[0]
+            lead += (v.width - 1 - row) if piece == "w" else -row
+    return lead if white else -lead
 
 
 def material(pos, white: bool) -> int:
@@ -63,10 +82,12 @@ def tell(game, engine: str) -> Story | None:
     if points is None:
         return None
     score = points if white else 1.0 - points
-    pos, story = game.start, []
-    for move in game.moves:
+    pos, story, tempi = game.start, [], {}
+    for ply, move in enumerate(game.moves, 1):
         pos = play(pos, move)
         story.append((material(pos, white), bin(pos.white | pos.black).count("1")))
+        if ply in TEMPO_PLIES and (lead := tempo(pos, white)) is not None:
+            tempi[ply] = lead
     fall = pieces = None
     if score != 0.5 and story:
         sign = 1 if score == 1.0 else -1
@@ -77,7 +98,7 @@ def tell(game, engine: str) -> Story | None:
     return Story(game.tags.get("Round", "?"), "white" if white else "black", score,
                  len(game.moves), fall, pieces,
                  sum(1 for m, _ in story if m >= MARGIN), sum(1 for m, _ in story if m <= -MARGIN),
-                 game.tags.get("Termination", ""))
+                 game.tags.get("Termination", ""), tempo=tempi)
 
 
 def slide(game, engine: str, searcher: Searcher, nodes: int, first: int) -> int | None:
@@ -115,12 +136,29 @@ def summary(stories: list[Story], engine: str) -> list[str]:
     lines.append(f"draws: {sum(1 for s in draws if s.ahead >= LONG)} with {engine} {MARGIN} or "
                  f"more ahead for {LONG} plies or more (not converted), "
                  f"{sum(1 for s in draws if s.behind >= LONG)} behind (held)")
+    lines += tempo_lines(stories, engine)
     slides = [s.slide for s in losses if s.slide is not None]
     if slides:
         lines.append(f"losses: the search at {SLIDE / 100:.2f} or worse for good from ply "
                      f"{min(slides)}-{max(slides)} (median {statistics.median(slides):g}; "
                      f"{len(slides)} of {len(losses)})")
     return lines
+
+
+def tempo_lines(stories: list[Story], engine: str) -> list[str]:
+    """The summary's tempo: the engine's mean lead at each of TEMPO_PLIES, by result."""
+    parts = []
+    for name, score in (("losses", 0.0), ("draws", 0.5), ("wins", 1.0)):
+        at = [[s.tempo[p] for s in stories if s.score == score and p in s.tempo]
+              for p in TEMPO_PLIES]
+        if any(at):
+            parts.append(f"{name} " + " / ".join(f"{statistics.mean(x):+.1f} ({len(x)})" if x
+                                                 else "-" for x in at))
+    if not parts:
+        return []
+    plies = "/".join(str(p) for p in TEMPO_PLIES)
+    return [f"tempo: {engine}'s men ahead of the other side's by this many rows at ply {plies} "
+            f"(mean; in brackets the games with level men and no king): {'; '.join(parts)}"]
 
 
 def build_parser() -> argparse.ArgumentParser:
