@@ -171,14 +171,11 @@ def test_a_worker_node_taken_away_costs_tune_no_iteration(cluster, tmp_path):
     assert all(r["theta"] == before["theta_after"] for before, r in zip(records, records[1:]))
 
 
-@pytest.mark.slow
-def test_a_lost_head_stops_a_match_in_one_line_and_the_same_command_goes_on(own_cluster, tmp_path):
-    c = own_cluster
-    state, pdn = tmp_path / "m.json", tmp_path / "m.pdn"
-    # Enough games to outlast the driver's grace: a node goes on playing without its head
-    # for a while (a match that ends in that while ends as usual).
-    command = ("match", "--ray", c.address, "--games", "40", "--depth", "5", "--max-plies", "100",
-               "--state", str(state), "--pdn", str(pdn))
+def lose_the_head(c: LocalCluster, command, tool: str, total: int, state, pdn,
+                  number: str) -> list[int]:
+    """Run `command` on `c` until its first game ends, take the head away, check that the command
+    stops within Ray's 60 s in one line that names its kept work, then take node_b away too.
+    Returns the rounds kept (from 1), read from the state file by each game's `number` key."""
     run = c.spawn(*command)
     wait_for_line(run, r"^game \d+:")
     lost = time.monotonic()
@@ -186,59 +183,55 @@ def test_a_lost_head_stops_a_match_in_one_line_and_the_same_command_goes_on(own_
     out, err = ended(run, 120)
     assert run.returncode == 1, err
     assert time.monotonic() - lost < 40                 # before Ray's own 60 s
-    played = re.fullmatch(rf"rafle match: lost the Ray head at \S+: stopped after (\d+) of 40 games; "
-                          rf"the \1 finished are in {re.escape(str(state))} and "
-                          rf"{re.escape(str(pdn))}: the same command goes on",
-                          err.strip().splitlines()[-1])
-    assert played, err
-    n = int(played[1])
-    kept = sorted(g["number"] + 1 for g in json.loads(state.read_text())["games"])
-    assert 1 <= n < 40 and rounds(pdn) == kept and len(kept) == n
-    c.kill("node_b")
-
-    start(c)
-    done = c.rafle(*command, timeout=600)
-    assert done.returncode == 0, done.stderr
-    assert f", {n} played before ({state})" in done.stdout
-    again = sorted(int(g) for g in re.findall(r"^game (\d+):", done.stdout, re.M))
-    assert sorted(kept + again) == list(range(1, 41))   # the rest, none twice
-    assert rounds(pdn) == list(range(1, 41)) and " games=40 " in done.stdout
-
-
-@pytest.mark.slow
-def test_a_lost_head_stops_a_tournament_in_one_line_and_the_same_command_goes_on(own_cluster,
-                                                                                 tmp_path):
-    c = own_cluster
-    state, pdn = tmp_path / "t.json", tmp_path / "t.pdn"
-    engines = [w for name in ("a", "b", "c") for w in ("--engine", f"name={name}", "cmd=rafle hub")]
-    # 42 games, enough to outlast the driver's grace (as the match's 40 above)
-    command = ("tournament", "--ray", c.address, *engines, "--games", "14", "--depth", "5",
-               "--max-plies", "100", "--state", str(state), "--pdn", str(pdn))
-    run = c.spawn(*command)
-    wait_for_line(run, r"^game \d+:")
-    lost = time.monotonic()
-    c.kill("node_a")
-    out, err = ended(run, 120)
-    assert run.returncode == 1, err
-    assert time.monotonic() - lost < 40                 # before Ray's own 60 s
-    played = re.fullmatch(rf"rafle tournament: lost the Ray head at \S+: stopped after (\d+) of 42 "
+    played = re.fullmatch(rf"rafle {tool}: lost the Ray head at \S+: stopped after (\d+) of {total} "
                           rf"games; the \1 finished are in {re.escape(str(state))} and "
                           rf"{re.escape(str(pdn))}: the same command goes on",
                           err.strip().splitlines()[-1])
     assert played, err
     n = int(played[1])
-    kept = sorted(g["id"] + 1 for g in json.loads(state.read_text())["games"])
-    assert 1 <= n < 42 and rounds(pdn) == kept and len(kept) == n
+    kept = sorted(g[number] + 1 for g in json.loads(state.read_text())["games"])
+    assert 1 <= n < total and rounds(pdn) == kept and len(kept) == n
     c.kill("node_b")
+    return kept
 
+
+def go_on(c: LocalCluster, command, total: int, pdn, kept: list[int]) -> str:
+    """Start `c` again and run the same command: it plays the rest, none twice; its output."""
     start(c)
     done = c.rafle(*command, timeout=600)
     assert done.returncode == 0, done.stderr
-    assert f"({n} played before, {42 - n} to play), on Ray" in done.stdout
     again = sorted(int(g) for g in re.findall(r"^game (\d+):", done.stdout, re.M))
-    assert sorted(kept + again) == list(range(1, 43))   # the rest, none twice
-    assert rounds(pdn) == list(range(1, 43)) and "tournament games=42 planned=42 " in done.stdout
-    assert re.search(r"^games played on [12] Ray nodes?: ", done.stdout, re.M)
+    assert sorted(kept + again) == list(range(1, total + 1))
+    assert rounds(pdn) == list(range(1, total + 1))
+    return done.stdout
+
+
+@pytest.mark.slow
+def test_a_lost_head_stops_a_match_in_one_line_and_the_same_command_goes_on(own_cluster, tmp_path):
+    state, pdn = tmp_path / "m.json", tmp_path / "m.pdn"
+    # Enough games to outlast the driver's grace (15 s): a node goes on playing without its
+    # head for a while, and a match that ends in that while ends as usual.  40 games did not
+    # outlast it on an idle 2-core machine.
+    command = ("match", "--ray", own_cluster.address, "--games", "160", "--depth", "5",
+               "--max-plies", "100", "--state", str(state), "--pdn", str(pdn))
+    kept = lose_the_head(own_cluster, command, "match", 160, state, pdn, "number")
+    out = go_on(own_cluster, command, 160, pdn, kept)
+    assert f", {len(kept)} played before ({state})" in out and " games=160 " in out
+
+
+@pytest.mark.slow
+def test_a_lost_head_stops_a_tournament_in_one_line_and_the_same_command_goes_on(own_cluster,
+                                                                                 tmp_path):
+    state, pdn = tmp_path / "t.json", tmp_path / "t.pdn"
+    engines = [w for name in ("a", "b", "c") for w in ("--engine", f"name={name}", "cmd=rafle hub")]
+    # 162 games, enough to outlast the driver's grace (as the match's above)
+    command = ("tournament", "--ray", own_cluster.address, *engines, "--games", "54", "--depth", "5",
+               "--max-plies", "100", "--state", str(state), "--pdn", str(pdn))
+    kept = lose_the_head(own_cluster, command, "tournament", 162, state, pdn, "id")
+    out = go_on(own_cluster, command, 162, pdn, kept)
+    assert f"({len(kept)} played before, {162 - len(kept)} to play), on Ray" in out
+    assert "tournament games=162 planned=162 " in out
+    assert re.search(r"^games played on [12] Ray nodes?: ", out, re.M)
 
 
 @pytest.mark.slow
