@@ -99,8 +99,12 @@ def test_the_searcher_plays_book_moves_at_random_within_the_margin_then_searches
         assert r.move in in_book and r.depth == 0 and r.nodes == 0
         seen.add(r.move)
     assert len(seen) == len(in_book) > 1        # the choice varies over the book's moves
-    after_two = play(play(start, r.move), found.moves(play(start, r.move))[0][0])
-    history = [start, play(start, r.move)]
+    # ply 2 after a book move and its book reply, one that leaves a choice (a single legal
+    # move is played at once, unsearched, whatever the book says)
+    first, after_two = next((m, p) for m in sorted(in_book, key=str)
+                            for p in [play(play(start, m), found.moves(play(start, m))[0][0])]
+                            if len(legal_moves(p)) > 1)
+    history = [start, play(start, first)]
     r = s.search(after_two, history, Limits(movetime=0.05))
     assert r.depth > 0                           # ply 2: past book-ply, searched
     # fixed-depth searches (tests, benchmarks) and analysis never use the book

@@ -533,7 +533,10 @@ def test_threshold_parameters_change_a_fixed_depth_search():
         lines = engine.read_until("done")
         check_done(lines[-1], pos)
         nodes[name] = int(re.search(r"nodes=(\d+)", lines[-2]).group(1))
-    assert len(set(nodes.values())) == len(nodes), nodes       # every setting is applied
+    # Every setting is applied: each changes the search from the one before it. (Two settings
+    # far apart may meet at one count: with international-4 two of them search 13,519 nodes.)
+    counts = list(nodes.values())
+    assert all(a != b for a, b in zip(counts, counts[1:])), nodes
     # Verification searches reach a depth where they verify in turn from depth 10 or so
     # (ungated: a gated verification inside another is rare).
     # So does the verification tried after the table's probe (at depth 8 it changed nothing).
