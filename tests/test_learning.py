@@ -17,6 +17,7 @@ from engine import learn
 from engine import weights as wt
 from engine.patterns import NDENSE, SCALE, layout
 from protocol.cli import main as cli
+from protocol.tools import train
 
 # True dense weights far from the fit's start (the hand weights: men 100, kings 320,
 # runaways 50), so that recovering them takes a fit that works.
@@ -67,6 +68,46 @@ def test_train_recovers_known_weights(tmp_path, capsys):
             assert abs(got[d] - true[d]) <= 0.15 * true[d], (got, true)
     with np.load(out) as f:
         assert float(f["valid_loss"]) < 1e-3
+
+
+def test_held_out_games_stay_held_out_as_the_data_grows(tmp_path):
+    # A game's place (training or validation) depends on the game and the seed alone: a
+    # fit from weights made on a smaller set is judged on games those weights never saw.
+    v = get_variant("international")
+    files = [tmp_path / f"part-{i}.npz" for i in range(3)]
+    for i, f in enumerate(files):
+        synthetic(f, v, n=3000, seed=10 + i)       # 60 games of 50 positions each
+    held = {}
+    for names in ([files[0]], files):
+        _, data = train.load([str(f) for f in names])
+        is_valid = train.held_out(data["key"], 1, 0.2)
+        held[len(names)] = is_valid[:3000]           # files[0]'s positions come first
+        games = data["game"]
+        assert all(len(set(is_valid[games == g].tolist())) == 1 for g in np.unique(games))
+        assert 0.05 < is_valid.mean() < 0.4
+    assert (held[1] == held[3]).all() and held[1].any()
+    _, data = train.load([str(f) for f in files])
+    assert (train.held_out(data["key"], 2, 0.2) != train.held_out(data["key"], 1, 0.2)).any()
+    # The same numbers in another file name other games.
+    assert (train.game_keys("a.npz", np.arange(60)) != train.game_keys("b.npz", np.arange(60))).all()
+
+
+def test_a_fit_writes_a_fitted_epoch_not_its_start(tmp_path, capsys):
+    # Weights fitted to these very games predict their held-out part better than any epoch
+    # can: the fit still writes what it fitted, and says so.
+    v = get_variant("russian")
+    data, first, second = tmp_path / "d.npz", tmp_path / "w1.npz", tmp_path / "w2.npz"
+    synthetic(data, v, n=3000)
+    assert cli(["train", "--data", str(data), "--out", str(first), "--lambda", "1", "--epochs", "6",
+                "--valid", "0.5", "--quiet"]) == 0
+    capsys.readouterr()
+    assert cli(["train", "--data", str(data), "--out", str(second), "--lambda", "1",
+                "--epochs", "1", "--init", str(first), "--seed", "7", "--valid", "0.5"]) == 0
+    assert "the start predicts the held-out games better" in capsys.readouterr().out
+    with np.load(second) as f:
+        assert int(f["epoch"]) == 1
+    with np.load(first) as f:
+        assert int(f["epoch"]) >= 1
 
 
 def test_a_fit_that_learns_nothing_is_caught():

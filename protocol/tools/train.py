@@ -12,10 +12,13 @@ an error.  Games of different files are numbered apart.
 Targets, from White's side: ``lambda * sigmoid(score / K) + (1 - lambda) * result``, the
 search's score and the game's result (1, 1/2, 0) blended; ``--lambda 1`` fits scores
 only, ``0`` results only.  Whole games are held out for validation (``--valid``), so a
-game's positions never sit on both sides.  Each epoch prints the training and validation
-losses (mean squared error of the predicted result); the weights of the epoch with the
-lowest validation loss are written, as :mod:`engine.weights` reads them.  Fixed seeds
-make a run repeatable.  The fitting itself is :mod:`engine.learn`.
+game's positions never sit on both sides.  Which games are held out depends only on each
+game (its file's name and its number there) and ``--seed``, not on the rest of the data: as
+the kept set grows, a game held out once stays held out, so weights fitted on a smaller set
+never saw the games a later fit from them is judged on.  Each epoch prints the training and
+validation losses (mean squared error of the predicted result); the weights of the fitted
+epoch with the lowest validation loss are written, as :mod:`engine.weights` reads them.
+Fixed seeds make a run repeatable.  The fitting itself is :mod:`engine.learn`.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ import argparse
 import os
 import sys
 import time
+import zlib
 
 import numpy as np
 
@@ -97,19 +101,46 @@ def _read_npz(path: str) -> tuple[str, dict[str, np.ndarray]]:
 
 
 def load(paths: list[str]) -> tuple[str, dict[str, np.ndarray]]:
-    """The positions of every file (one variant), games renumbered apart."""
+    """The positions of every file (one variant), games renumbered apart; ``key`` names each
+    position's game by its file's name and its number there (:func:`held_out`)."""
     parts, variant, offset = [], None, 0
     for path, name, part in _parts(paths):
         if variant is not None and name != variant:
             raise BadInput(f"{path} holds {name} games, the others {variant}")
         variant = name
         part = {k: part[k] for k in ("white", "black", "kings", "turn", "score", "result", "game")}
+        part["key"] = game_keys(os.path.basename(path), part["game"])
         part["game"] = part["game"] + offset
         offset = int(part["game"].max()) + 1 if len(part["game"]) else offset
         parts.append(part)
     if not parts or not sum(len(p["white"]) for p in parts):
         raise BadInput("no positions in the data")
     return variant, {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser: 64 well-spread bits from each of ``x`` (uint64, wrapping)."""
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return x ^ (x >> np.uint64(31))
+
+
+def game_keys(file_name: str, games: np.ndarray) -> np.ndarray:
+    """A 64-bit name for each game numbered ``games`` in the file ``file_name``."""
+    salt = np.uint64(zlib.crc32(file_name.encode()) << 32)
+    return _mix(np.asarray(games).astype(np.uint64) ^ salt)
+
+
+def held_out(keys: np.ndarray, seed: int, share: float) -> np.ndarray:
+    """Which positions' games are held out: ``share`` of the games, chosen by each game's
+    key and ``seed`` alone (at least one game: the one whose draw is lowest)."""
+    salt = _mix(np.array([seed % 2 ** 64], dtype=np.uint64))[0]
+    draw = _mix(keys ^ salt)
+    held = draw < np.uint64(min(int(share * 2.0 ** 64), 2 ** 64 - 1))
+    if len(draw) and not held.any():
+        held = draw == draw.min()
+    return held
 
 
 def main(argv: list[str]) -> int:
@@ -141,8 +172,8 @@ def main(argv: list[str]) -> int:
               + (1 - args.blend) * data["result"] / 2.0)
     rng = np.random.default_rng(args.seed)
     games = np.unique(data["game"])
-    held = set(rng.choice(games, size=max(1, int(len(games) * args.valid)), replace=False).tolist())
-    is_valid = np.array([g in held for g in data["game"]])
+    is_valid = held_out(data["key"], args.seed, args.valid)
+    held = np.unique(data["game"][is_valid])
     features = extract_features(data["white"], data["black"], data["kings"], data["turn"], variant,
                                 eval_tables(variant), odd, pip)
     train = tuple(f[~is_valid] for f in features)
@@ -150,8 +181,9 @@ def main(argv: list[str]) -> int:
     y_train, y_valid = target[~is_valid], target[is_valid]
     say(f"train: {len(y_train)} positions ({len(games) - len(held)} games), validation "
         f"{len(y_valid)} ({len(held)} games); features in {time.monotonic() - start:.1f} s")
-    say(f"epoch 0: validation loss {fit.loss(valid, y_valid):.6f}")
-    best = (fit.loss(valid, y_valid), 0, fit.block())
+    start_loss = fit.loss(valid, y_valid)
+    say(f"epoch 0: validation loss {start_loss:.6f}")
+    best = (start_loss, 0, fit.block()) if args.epochs == 0 else (np.inf, 0, None)
     order = np.arange(len(y_train))
     for epoch in range(1, args.epochs + 1):
         rng.shuffle(order)
@@ -162,6 +194,9 @@ def main(argv: list[str]) -> int:
             f"({time.monotonic() - t0:.1f} s)")
         if valid_loss < best[0]:
             best = (valid_loss, epoch, fit.block())
+    if best[0] > start_loss:
+        say(f"the start predicts the held-out games better ({start_loss:.6f}); if it was "
+            f"fitted to them, that figure flatters it")
     version = args.version or args.out.rsplit("/", 1)[-1].removesuffix(".npz")
     np.savez_compressed(args.out, block=best[2], width=variant.width, full=variant.full_board,
                         odd=odd, phase="pip" if pip else "pieces", version=version,
