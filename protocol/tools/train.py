@@ -194,6 +194,8 @@ def main(argv: list[str]) -> int:
             f"({time.monotonic() - t0:.1f} s)")
         if valid_loss < best[0]:
             best = (valid_loss, epoch, fit.block())
+    if best[2] is None:                   # every epoch's loss was nan: the last one is written
+        best = (valid_loss, args.epochs, fit.block())
     if best[0] > start_loss:
         say(f"the start predicts the held-out games better ({start_loss:.6f}); if it was "
             f"fitted to them, that figure flatters it")
