@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .eval import eval_tables
     from .game import Game, Outcome
     from .install import install_command
-    from .learn import Fit, expected_result, extract_features, widen
+    from .learn import Fit, expected_result, extract_features, to_rectangles, widen
     from .notation import (capture_paths, find_move, move_from_hub, move_from_pdn, move_to_hub,
                            move_to_pdn, parse_position, pos_from_dxp, pos_from_fen, pos_from_hub,
                            pos_from_pieces, pos_to_dxp, pos_to_fen, pos_to_hub)

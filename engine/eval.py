@@ -41,9 +41,9 @@ from numba import njit
 from .bits import ix, lsb_index, popcount
 from .movegen import king_quiet_count as _king_moves, man_free, man_steps, opposite, step
 from .patterns import (B3, B3R, FULL_BANDS, FULL_PER, KING_TERMS, MAX_SLOTS, NCONFIG, NDENSE, PHASE_ONE,
-                       SCALE,
-                       SLOTS_AT, band, code, full_code, full_square_slots, odd_code, phase, row_bits,
-                       square_slots, windows)
+                       RCONFIG, RECT_ROWS, SCALE,
+                       SLOTS_AT, band, code, full_code, full_square_slots, odd_code, phase,
+                       rect_square_slots, row_bits, square_slots, windows)
 from .variants import (
     KG_BREAKTHROUGH, KG_LOSING, NDIRS, V_BOARD, V_FLYING_KING, V_GOAL, V_MAN_STEPS, V_WIDTH,
 )
@@ -108,7 +108,8 @@ T_KSQ = T_SLOTS + 64 * SLOT_ROW   # +bit: the square (0 ..) of a White king on b
                                   # +64+bit: a Black king's, the board turned 180 degrees
 T_PIP = T_KSQ + 128               # +k: squares where a White man has 2^k in its rows still to go;
                                   # +4+k: the same for a Black man (engine.eval.pip_phase)
-N_TABLE = T_PIP + 8
+T_RSLOTS = T_PIP + 8              # +bit * SLOT_ROW: the rectangles of a square (rect_square_slots)
+N_TABLE = T_RSLOTS + 64 * SLOT_ROW
 # windows_after keeps the windows a move changed as the bits of one int64 (on the boards of
 # engine.variants, 10x10 and 8x8, with both families):
 assert max(windows(10, odd=True), windows(8, odd=True), windows(8, full=True)) < 64
@@ -121,7 +122,10 @@ LEARNED_LOCAL = N_WEIGHTS + 2   # W[LEARNED_LOCAL]: 1 where the men's local term
 LEARNED_PIP = N_WEIGHTS + 3     # W[LEARNED_PIP]: 0 for the phase by pieces; else the phase is
 # by the men's rows still to go (Scan's pip count, engine.eval.pip_phase), and this their sum at
 # the start (the phase's 100%)
-LEARNED_AT = N_WEIGHTS + 4      # the packed weight block (engine.weights.learned): for
+LEARNED_RECT = N_WEIGHTS + 4    # W[LEARNED_RECT]: 1 where the windows are the rectangles
+# (engine.patterns: RCONFIG entries a window, their squares in T_RSLOTS), else 0
+LEARNED_DENSE = N_WEIGHTS + 5   # W[LEARNED_DENSE]: where the opening dense weights begin
+LEARNED_AT = N_WEIGHTS + 6      # the packed weight block (engine.weights.learned): for
 # each window and each of White's indices, the window's opening * 2^32 + endgame weight
 # as White reads it minus the weight Black reads from the same squares (one read a window)
 
@@ -176,6 +180,7 @@ def _tables(width: int) -> np.ndarray:
     T[T_B3R:T_B3R + 256] = B3R
     T[T_NW] = windows(width)
     T[T_SLOTS:T_KSQ] = square_slots(width).ravel()
+    T[T_RSLOTS:N_TABLE] = rect_square_slots(width).ravel()
     for s, b in bit.items():
         T[T_KSQ + b] = s - 1
         T[T_KSQ + 64 + b] = n - s
@@ -456,12 +461,43 @@ def _full_white_index(wm, bm, r0, k, T):
     return T[T_B3 + full_code(wm, r0, k)] + 2 * T[T_B3 + full_code(bm, r0, k)]
 
 
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _rect_code(bb, r0, c, T):
+    """The 12-bit code of the rectangle at squares ``c, c+1`` of rows ``r0 .. r0+5`` (two
+    bits a row, from the top)."""
+    x = 0
+    for j in range(RECT_ROWS):
+        x |= ((bb >> T[T_ROWS + r0 + j]) >> c & 3) << (2 * j)
+    return x
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _base3_12(x, T):
+    """A 12-bit code in base 3 (its low 8 bits, then its high 4 times 3^8)."""
+    return T[T_B3 + (x & 0xFF)] + NCONFIG * T[T_B3 + (x >> 8)]
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def rect_white_index(wm, bm, u, width, T):
+    """White's index of rectangle ``u`` (engine.patterns: band by band, left to right)."""
+    per = width // 2 - 1
+    r0 = 0 if u < per else width - RECT_ROWS
+    c = u % per
+    return _base3_12(_rect_code(wm, r0, c, T), T) + 2 * _base3_12(_rect_code(bm, r0, c, T), T)
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def window_sum(wm, bm, width, T, W, idx):
     """The windows' packed sum (``LEARNED_AT``) for White's men ``wm`` and Black's ``bm``,
     each window's index as White reads it written to ``idx`` (the search keeps them to
     update, :func:`windows_after`)."""
     acc = 0
+    if W[LEARNED_RECT]:
+        for u in range(W[LEARNED]):
+            i = rect_white_index(wm, bm, u, width, T)
+            idx[u] = i
+            acc += W[LEARNED_AT + u * RCONFIG + i]
+        return acc
     if T[T_FULL]:
         for r0 in range(FULL_BANDS):
             for k in range(FULL_PER):
@@ -494,6 +530,10 @@ def window_sum(wm, bm, width, T, W, idx):
 def _window_acc(wm, bm, width, T, W):
     """:func:`window_sum` without keeping the indices."""
     acc = 0
+    if W[LEARNED_RECT]:
+        for u in range(W[LEARNED]):
+            acc += W[LEARNED_AT + u * RCONFIG + rect_white_index(wm, bm, u, width, T)]
+        return acc
     if T[T_FULL]:
         for r0 in range(FULL_BANDS):
             for k in range(FULL_PER):
@@ -516,14 +556,15 @@ def _window_acc(wm, bm, width, T, W):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def _shift_men(touched, idx, men, sign, both, T):
+def _shift_men(touched, idx, men, sign, both, slots, T):
     """``idx`` with each man of ``men`` added (``sign`` +1 for White's, +2 for Black's) or
     taken away (-1, -2) in every window it lies in (``both``: 1 with the second family,
-    else 0); ``touched`` with those windows' bits set."""
+    else 0; ``slots``: where the squares' windows are, T_SLOTS, or T_RSLOTS for the
+    rectangles); ``touched`` with those windows' bits set."""
     while men:
         x = lsb_index(men)
         men &= men - 1
-        at = T_SLOTS + x * SLOT_ROW
+        at = slots + x * SLOT_ROW
         for j in range(T[ix(at + both)]):
             u = T[ix(at + SLOTS_AT + 2 * j)]
             idx[ix(u)] += sign * T[ix(at + SLOTS_AT + 1 + 2 * j)]
@@ -532,26 +573,38 @@ def _shift_men(touched, idx, men, sign, both, T):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def windows_after(acc, idx, p, q, wm, bm, wm2, bm2, T, W):
+def windows_after(acc, idx, p, q, wm, bm, wm2, bm2, T, W, form):
     """The windows' sum after the men went from (``wm``, ``bm``) to (``wm2``, ``bm2``), from
     the sum ``acc`` before; the indices before, ``idx[p]``, are copied to ``idx[q]`` and
     updated there: only the windows of the squares that changed are read again.  First
     every index is brought up to date, then each window changed is read once (its old
-    and new weight: loads that do not wait on one another)."""
+    and new weight: loads that do not wait on one another).  ``form``: the model's
+    :func:`window_form`, read once a search (a branch here on the model slowed the search
+    by 6-12%)."""
+    both, slots, stride = form
     for u in range(W[LEARNED]):
         idx[q, u] = idx[p, u]
     row = idx[q]
-    both = 1 if W[LEARNED] > T[T_NW] else 0
-    touched = _shift_men(0, row, wm & ~wm2, -1, both, T)
-    touched = _shift_men(touched, row, bm & ~bm2, -2, both, T)
-    touched = _shift_men(touched, row, wm2 & ~wm, 1, both, T)
-    touched = _shift_men(touched, row, bm2 & ~bm, 2, both, T)
+    touched = _shift_men(0, row, wm & ~wm2, -1, both, slots, T)
+    touched = _shift_men(touched, row, bm & ~bm2, -2, both, slots, T)
+    touched = _shift_men(touched, row, wm2 & ~wm, 1, both, slots, T)
+    touched = _shift_men(touched, row, bm2 & ~bm, 2, both, slots, T)
     while touched:
         u = lsb_index(touched)
         touched &= touched - 1
-        base = LEARNED_AT + u * NCONFIG
+        base = LEARNED_AT + u * stride
         acc += W[ix(base) + ix(row[u])] - W[ix(base) + ix(idx[p, u])]
     return acc
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def window_form(T, W):
+    """``(both, slots, stride)`` of a learned evaluation's windows for :func:`windows_after`:
+    1 with the second family (else 0), where the squares' windows are in ``T`` (T_SLOTS, or
+    T_RSLOTS for the rectangles), and the contents of one window (NCONFIG or RCONFIG)."""
+    if W[LEARNED_RECT]:
+        return 0, T_RSLOTS, RCONFIG
+    return (1 if W[LEARNED] > T[T_NW] else 0), T_SLOTS, NCONFIG
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -572,8 +625,7 @@ def learned_score(acc, white, black, kings, turn, V, T, W):
     blended by the phase."""
     # Each window entry holds its opening weight times 2^32 plus its endgame weight, so
     # one sum gives both: the endgame sum is the low 32 bits (signed), the opening the rest.
-    nw = W[LEARNED]
-    op_d = LEARNED_AT + nw * NCONFIG
+    op_d = W[LEARNED_DENSE]
     eg_d = op_d + NDENSE
     eg = ((acc & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
     op = (acc - eg) >> 32

@@ -26,9 +26,10 @@ from numba import njit
 
 from .bits import lsb_index, popcount
 from .eval import (BACK, BT_MULT, DRAW_DIV, KING, MAN, MOB_KING, MOB_MAN, ROW, RUN_ROW, RUNAWAY,
-                   T_B3, T_B3R, T_KSQ, T_ROWS, TEMPO, WEIGHTS, hand_terms, pip_phase)
-from .patterns import (KING_TERMS, NCONFIG, NDENSE, PHASE_ONE, SCALE, layout, odd_windows, phase,
-                       window_indices, windows)
+                   T_B3, T_B3R, T_KSQ, T_ROWS, TEMPO, WEIGHTS, hand_terms, pip_phase,
+                   rect_white_index)
+from .patterns import (KING_TERMS, NCONFIG, NDENSE, PHASE_ONE, RECT_TURNED, SCALE, layout,
+                       odd_windows, phase, window_indices, windows)
 from .weights import start_pieces, start_pips
 from .variants import GOAL_BREAKTHROUGH, GOAL_LOSING, GOAL_NORMAL, KG_LOSING, V_GOAL, V_WIDTH
 
@@ -85,14 +86,17 @@ def _king_features(wk, bk, T, kf, kv):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _extract(white, black, kings, turn, V, T, full, odd, start, pips, idx_w, idx_b, feats, ph,
-             dd, kf, kv):
+def _extract(white, black, kings, turn, V, T, full, odd, rect, turned, start, pips, idx_w, idx_b,
+             feats, ph, dd, kf, kv):
     for i in range(len(white)):
         w, b, k = white[i], black[i], kings[i]
         if k:
             _king_features(w & k, b & k, T, kf[i], kv[i])
-        window_indices(w & ~k, b & ~k, T, T_ROWS, T_B3, T_B3R, V[V_WIDTH], full, idx_w[i],
-                       idx_b[i], odd)
+        if rect:
+            _rect_indices(w & ~k, b & ~k, V[V_WIDTH], T, turned, idx_w[i], idx_b[i])
+        else:
+            window_indices(w & ~k, b & ~k, T, T_ROWS, T_B3, T_B3R, V[V_WIDTH], full, idx_w[i],
+                           idx_b[i], odd)
         for d in range(TEMPO):
             feats[i, d] = hand_terms(w, b, k, V, T, UNIT, d * NDENSE, d * NDENSE, 1)[0]
         feats[i, TEMPO] = 1 if turn[i] == 0 else -1
@@ -109,14 +113,26 @@ def _extract(white, black, kings, turn, V, T, full, odd, start, pips, idx_w, idx
                      | (2 if w & k and popcount(b) <= 3 else 0))
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def _rect_indices(wm, bm, width, T, turned, out_w, out_b):
+    """Every rectangle's (White's, Black's) index: Black reads rectangle ``n - 1 - u``'s
+    weights from the squares of ``u``, the content turned (``turned``: RECT_TURNED)."""
+    n = len(out_w)
+    for u in range(n):
+        i = rect_white_index(wm, bm, u, width, T)
+        out_w[u] = i
+        out_b[n - 1 - u] = turned[i]
+
+
 def extract_features(white, black, kings, turn, variant, tables, odd: bool = False,
-                     pip: bool = False):
+                     pip: bool = False, rect: bool = False):
     """The features of each position: (White's window indices, Black's, dense terms,
     opening share, drawish-ending flags, the kings' terms as indices and values (-1 past
     the last; none without kings)); ``odd``: the second family of windows too; ``pip``:
-    the opening share by the men's rows still to go (``engine.eval.pip_phase``)."""
+    the opening share by the men's rows still to go (``engine.eval.pip_phase``);
+    ``rect``: the rectangles instead of the windows."""
     n = len(white)
-    nw = windows(variant.width, variant.full_board, odd)
+    nw = windows(variant.width, variant.full_board, odd, rect)
     idx_w = np.zeros((n, nw), dtype=np.int32)
     idx_b = np.zeros((n, nw), dtype=np.int32)
     feats = np.zeros((n, NDENSE), dtype=np.float64)
@@ -128,7 +144,8 @@ def extract_features(white, black, kings, turn, variant, tables, odd: bool = Fal
     kv = np.zeros(kf.shape, dtype=np.float64)
     _extract(np.asarray(white, np.int64), np.asarray(black, np.int64),
              np.asarray(kings, np.int64), np.asarray(turn, np.int64), variant.table, tables,
-             variant.full_board, odd, start_pieces(variant.width, variant.full_board),
+             variant.full_board, odd, rect, RECT_TURNED,
+             start_pieces(variant.width, variant.full_board),
              start_pips(variant.width, variant.full_board) if pip else 0, idx_w, idx_b, feats, ph,
              dd, kf, kv)
     return idx_w, idx_b, feats, ph, dd, kf, kv
@@ -138,8 +155,9 @@ def extract_features(white, black, kings, turn, variant, tables, odd: bool = Fal
 def _raw(i, idx_w, idx_b, feats, ph, kf, kv, theta, eg_w, op_d, eg_d):
     a = ph[i]
     s = 0.0
+    stride = eg_w // max(idx_w.shape[1], 1)     # NCONFIG, or RCONFIG for the rectangles
     for x in range(idx_w.shape[1]):
-        base = x * NCONFIG
+        base = x * stride
         jw = base + idx_w[i, x]
         jb = base + idx_b[i, x]
         s += a * (theta[jw] - theta[jb]) + (1.0 - a) * (theta[eg_w + jw] - theta[eg_w + jb])
@@ -191,8 +209,9 @@ def _epoch(idx_w, idx_b, feats, ph, dd, kf, kv, target, order, theta, g2, eg_w, 
         total += err * err
         gs = 2.0 * err * p * (1.0 - p) * sh / k
         a = ph[i]
+        stride = eg_w // max(idx_w.shape[1], 1)
         for x in range(idx_w.shape[1]):
-            base = x * NCONFIG
+            base = x * stride
             jw = base + idx_w[i, x]
             jb = base + idx_b[i, x]
             if jw == jb:
@@ -232,8 +251,8 @@ class Fit:
 
     def __init__(self, width: int, k: float = 200.0, lr: float = 2.0, l2: float = 1e-4,
                  goal: str = GOAL_NORMAL, init: np.ndarray | None = None, full: bool = False,
-                 odd: bool = False):
-        _, self.eg_w, self.op_d, self.eg_d, n = layout(width, full, odd)
+                 odd: bool = False, rect: bool = False):
+        _, self.eg_w, self.op_d, self.eg_d, n = layout(width, full, odd, rect)
         self.width = width
         self.theta = np.zeros(n, dtype=np.float64)
         if init is not None:
@@ -278,6 +297,14 @@ def widen(block: np.ndarray, width: int) -> np.ndarray:
     _, eg_w, op_d, _, _ = layout(width)
     extra = np.zeros(odd_windows(width) * NCONFIG, dtype=block.dtype)
     return np.concatenate([block[:eg_w], extra, block[eg_w:op_d], extra, block[op_d:]])
+
+
+def to_rectangles(block: np.ndarray, width: int, odd: bool = False) -> np.ndarray:
+    """A block of windows as a block of rectangles: its dense and kings' weights kept, the
+    rectangles' weights zero (a fit of the rectangles can start from it)."""
+    op_d = layout(width, odd=odd)[2]
+    rect = np.zeros(layout(width, rect=True)[2], dtype=block.dtype)
+    return np.concatenate([rect, block[op_d:]])
 
 
 def expected_result(score, k: float = 200.0):

@@ -54,7 +54,8 @@ from numba import njit
 from . import egdb, tt
 from .bits import popcount
 from .drawrules import advance, count_draw, repeated
-from .eval import evaluate, evaluate_hand, learned_score, uses_windows, window_sum, windows_after
+from .eval import (evaluate, evaluate_hand, learned_score, uses_windows, window_form, window_sum,
+                   windows_after)
 from .options import FORMS, KERNEL_OPTIONS, kernel_slot
 from .movegen import (FLAG_PROMOTE, captures_inline, generate, generate_captures,
                       king_quiet_count, make, man_targets, may_capture)
@@ -182,6 +183,7 @@ class Knobs(NamedTuple):
     qs_threats: bool          # a quiescence leaf the opponent threatens is searched a ply
     qs_exchanges: int         # quiescence plies that try promotions and exchanges (0: off)
     windows: bool             # the learned evaluation's windows are updated move by move
+    form: tuple               # ... their form (engine.eval.window_form)
     check: bool               # ... and checked against a full evaluation (eval-check)
     cache: bool               # recent static evaluations kept (eval-cache)
     malus: bool               # history-malus
@@ -347,7 +349,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
             st[q, F_INSIDE] = st[p, F_INSIDE] | _verifying(st[p, F_VERIFY])
             if knobs.windows:
                 st[q, F_WINDOWS] = windows_after(st[p, F_WINDOWS], win, p, q, w & ~k, b & ~k,
-                                                 cw & ~ck, cb & ~ck, T, W)
+                                                 cw & ~ck, cb & ~ck, T, W, knobs.form)
             keys[h0 + q] = ckey       # the path the repetition rule reads
             (st[q, F_REV], st[q, F_EG], st[q, F_ROAD],
              st[q, F_STABLE]) = advance(st[p, F_REV], st[p, F_EG], st[p, F_ROAD],
@@ -395,7 +397,7 @@ def _begin(st, ctl, P, V, T, W, win, depth, alpha, beta):
     """Before the loop: the report words cleared, the settings read, the root's window and
     depth set, no verification running, the root's pattern windows read."""
     ctl[C_ABORTED], ctl[C_ROOT_DONE] = 0, 0
-    knobs = _knobs(P, V, W)
+    knobs = _knobs(P, V, T, W)
     st[0, F_ALPHA], st[0, F_BETA], st[0, F_DEPTH] = alpha, beta, depth
     for j in range(MAX_PLY):
         st[j, F_VERIFY] = VF_NONE
@@ -467,7 +469,7 @@ def _leaf(p, st, V, T, W, knobs, ctl, evals):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def _knobs(P, V, W):
+def _knobs(P, V, T, W):
     """The search's settings, read once a call from the parameters, the variant and the
     evaluation."""
     windows = uses_windows(V, W)
@@ -483,7 +485,8 @@ def _knobs(P, V, W):
                  P[P_FUTILITY_DEPTH], goal, P[P_EGDB], P[P_EGDB_ROOT],
                  P[P_GATE] != 0, P[P_NESTED] != 0, P[P_TT_FIRST] != 0, P[P_QS_THREATS] != 0,
                  P[P_QS_EXCHANGES],
-                 windows, windows and P[P_EVAL_CHECK] != 0,
+                 windows, window_form(T, W) if windows else (0, 0, 0),
+                 windows and P[P_EVAL_CHECK] != 0,
                  P[P_EVAL_CACHE] != 0 and P[P_EVAL_CHECK] == 0, P[P_MALUS] != 0,
                  P[P_COUNTER] != 0, P[P_SINGULAR], P[P_SINGULAR_MARGIN], P[P_IIR],
                  P[P_TT_KEEP])

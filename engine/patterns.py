@@ -21,6 +21,16 @@ stand on odd columns) and ``c+1, c+2`` of the odd rows (:func:`odd_code`); it is
 numbered and turned as the first family, after it.  Together the two families see
 every 4x4 square of the board.
 
+**Rectangles** (``rect``: the weight file says so) replace both families: 4 columns by 6
+rows, 12 dark squares, 3^12 = 531,441 contents each, two per row (its squares ``c, c+1``
+of each row, read row by row from the top), at columns 0, 2, .. and in two bands of rows,
+the top six and the bottom six: 8 on the 10x10 board (rows 0-5 and 4-9), 6 on the 8x8
+(rows 0-5 and 2-7).  They are numbered band by band, left to right, so that the turned
+board puts rectangle ``u`` on ``n - 1 - u``, and read, updated and turned as the
+windows are (:func:`rect_square_slots`, :data:`RECT_TURNED`).  Every man and the
+squares one row ahead and behind it lie in one rectangle together, so the men's local
+terms ride in them too.
+
 Turkish draughts plays on all 64 squares (bit = row * 8 + column): its windows are
 2 rows by 4 columns, 8 squares too, starting at rows 0-6 and columns 0, 2, 4 (21
 windows, :func:`full_code`), numbered and turned the same way.
@@ -50,6 +60,8 @@ from numba import njit
 from .bits import popcount
 
 NCONFIG = 6561                         # 3^8 contents of a window
+RCONFIG = 3 ** 12                      # 3^12 contents of a rectangle (rect)
+RECT_ROWS = 6                          # a rectangle's rows (two squares each)
 FULL_BANDS, FULL_PER = 7, 3            # the plain 8x8 board: 2x4 windows, rows 0-6, columns 0, 2, 4
 NDENSE = 24                            # the hand terms engine.eval.MAN .. TEMPO
 KING_TERMS = 2 + 64                    # the kings' terms (engine.eval.king_terms): a first king,
@@ -58,9 +70,13 @@ SCALE = 16
 PHASE_ONE = 256                        # phase: 256 with all start pieces, 0 with none
 
 
-def windows(width: int, full: bool = False, odd: bool = False) -> int:
+def windows(width: int, full: bool = False, odd: bool = False, rect: bool = False) -> int:
     """The number of windows on a board of this width (``full``: the plain 8x8 board;
-    ``odd``: with the second family, at odd columns)."""
+    ``odd``: with the second family, at odd columns; ``rect``: the rectangles instead)."""
+    if rect:
+        if full or odd:
+            raise ValueError("rectangles are a model of their own, on a diagonal board")
+        return 2 * (width // 2 - 1)
     if full:
         if odd:
             raise ValueError("the plain 8x8 board has one family of windows")
@@ -73,12 +89,18 @@ def odd_windows(width: int) -> int:
     return (width - 3) * (width // 2 - 2)
 
 
-def layout(width: int, full: bool = False, odd: bool = False) -> tuple[int, int, int, int, int]:
+def contents(rect: bool = False) -> int:
+    """The contents a window can hold: its weights' stride in a block."""
+    return RCONFIG if rect else NCONFIG
+
+
+def layout(width: int, full: bool = False, odd: bool = False,
+           rect: bool = False) -> tuple[int, int, int, int, int]:
     """Offsets of (opening windows, endgame windows, opening dense, endgame dense) in a
     weight block, and its size.  The kings' terms follow the endgame dense weights, opening
     then endgame, ``KING_TERMS`` each (a block written before they were, without them,
     reads them as zero: ``engine.weights``)."""
-    nw = windows(width, full, odd) * NCONFIG
+    nw = windows(width, full, odd, rect) * contents(rect)
     return 0, nw, 2 * nw, 2 * nw + NDENSE, 2 * nw + 2 * NDENSE + 2 * KING_TERMS
 
 
@@ -119,6 +141,16 @@ def _turned() -> np.ndarray:
 
 
 TURNED = _turned()
+
+
+def _rect_turned() -> np.ndarray:
+    """:data:`TURNED` for rectangles: a content read backwards, the colours swapped."""
+    digits = np.arange(RCONFIG)[:, None] // 3 ** np.arange(12) % 3     # digit j of each
+    swapped = np.where(digits == 0, 0, 3 - digits)
+    return (swapped * 3 ** np.arange(11, -1, -1)).sum(axis=1).astype(np.int64)
+
+
+RECT_TURNED = _rect_turned()
 MAX_SLOTS = 16                         # windows a square belongs to, at most (both families)
 SLOTS_AT = 2                           # a square's slot row: [n first family, n both, u1, p1, ...]
 
@@ -157,6 +189,25 @@ def square_slots(width: int) -> np.ndarray:
                     if 0 <= c < per - 1:
                         _add_slot(out, x, nw + r0 * (per - 1) + c,
                                   3 ** (2 * (r - r0) + (q - c - s)))
+    return out
+
+
+def rect_square_slots(width: int) -> np.ndarray:
+    """:func:`square_slots` for the rectangles: the rectangles a square lies in (at most 4)
+    and its power of three in each (``n1 = n``: one family)."""
+    half = width // 2
+    per = half - 1
+    out = np.zeros((64, SLOTS_AT + 2 * MAX_SLOTS), dtype=np.int64)
+    for r, first in enumerate(row_bits(width)):
+        for q in range(half):
+            x = first + q
+            for band, r0 in enumerate((0, width - RECT_ROWS)):
+                if not r0 <= r < r0 + RECT_ROWS:
+                    continue
+                for c in (q - 1, q):
+                    if 0 <= c < per:
+                        _add_slot(out, x, band * per + c, 3 ** (2 * (r - r0) + (q - c)))
+            out[x, 0] = out[x, 1]
     return out
 
 

@@ -266,6 +266,44 @@ def test_the_richer_model_starts_from_one_family_weights_and_plays(tmp_path, cap
     assert "no second family" in capsys.readouterr().err
 
 
+def test_the_rectangles_start_from_windows_weights_fit_and_play(tmp_path, capsys):
+    # --rectangles fits the rectangles of 12 squares instead of the windows: started from a
+    # windows file, its dense and kings' weights are kept (the rectangles at zero, so the
+    # start scores as those weights without windows); the file says rect, and plays.
+    v = get_variant("international")
+    data = tmp_path / "s.npz"
+    synthetic(data, v, n=3000, seed=8)
+    one, rect, on = tmp_path / "one.npz", tmp_path / "rect.npz", tmp_path / "on.npz"
+
+    def run(out, *extra):
+        capsys.readouterr()
+        assert cli(["train", "--data", str(data), "--out", str(out), "--lambda", "1", *extra]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        return float(next(x for x in lines if x.startswith("epoch 0")).split()[-1])
+
+    run(one, "--epochs", "2")
+    run(rect, "--init", str(one), "--rectangles", "--epochs", "0")
+    op_d = layout(10)[2]
+    with np.load(one) as a, np.load(rect) as b:
+        assert bool(b["rect"]) and not bool(a["rect"])
+        assert len(b["block"]) == layout(10, rect=True)[-1]
+        assert np.array_equal(b["block"][layout(10, rect=True)[2]:], a["block"][op_d:])
+    fitted = run(on, "--init", str(rect), "--epochs", "2")
+    with np.load(on) as c:
+        assert bool(c["rect"]) and float(c["valid_loss"]) < fitted
+    e = wt.load(on, v)
+    assert e.weights[ev.LEARNED] == 8 and e.weights[ev.LEARNED_RECT] == 1
+    s = Searcher(16)
+    s.resources.use_weights(str(on))
+    assert s.resources.evaluation_for(v).name == "on"
+    pos = start_position(v)
+    assert s.search(pos, [], Limits(depth=5)).pv[0] in legal_moves(pos)
+    capsys.readouterr()
+    assert cli(["train", "--data", str(data), "--out", str(tmp_path / "x.npz"), "--rectangles",
+                "--odd-windows"]) == 2
+    assert "choose one" in capsys.readouterr().err
+
+
 def test_the_pip_phase_is_fitted_written_and_kept_from_its_start(tmp_path, capsys):
     # --pip-phase fits with the phase by the men's rows to go; the file says so, loads so and
     # plays; a fit from it keeps the phase without the flag, and its epoch 0 scores as the

@@ -1,6 +1,7 @@
 """The pattern evaluation against its slow twin, and its colour symmetry.
 
-The twin reads each 4x4 window (both families: at even and at odd columns) square by square on (row, column) coordinates, with the
+The twin reads each 4x4 window (both families: at even and at odd columns), or each rectangle of
+4 columns by 6 rows, square by square on (row, column) coordinates, with the
 board turned 180 degrees for Black, and sums the weights as engine/patterns.py's
 docstring defines them; it shares no table with the kernel.  Both run on thousands of
 random positions of the 10x10 and 8x8 boards with random weights.
@@ -15,7 +16,7 @@ import pytest
 from engine import BLACK, WHITE, Position, get_variant, start_position
 from engine import eval as ev
 from engine import weights as wt
-from engine.patterns import KING_TERMS, NCONFIG, NDENSE, PHASE_ONE, SCALE, layout, windows
+from engine.patterns import KING_TERMS, NCONFIG, NDENSE, PHASE_ONE, SCALE, contents, layout, windows
 from engine.variants import VARIANTS
 
 BOARDS = ["international", "russian", "english", "antidraughts", "breakthrough"]
@@ -40,13 +41,14 @@ def slow_pips(pos: Position) -> int:
     return total
 
 
-def slow_learned(pos: Position, block: np.ndarray, odd: bool = False, pip: bool = False) -> int:
+def slow_learned(pos: Position, block: np.ndarray, odd: bool = False, pip: bool = False,
+                 rect: bool = False) -> int:
     v = pos.variant
     width, n, full = v.width, v.nsquares, v.full_board
     board = {coords(width, s, full): pos.piece_at(s) for s in range(1, n + 1)}
-    nw = windows(width, full, odd)
-    op_w, eg_w, op_d, eg_d, _ = layout(width, full, odd)
-    rows = 2 if full else 4                     # windows of 2x4 squares on the full board
+    nw = windows(width, full, odd, rect)
+    op_w, eg_w, op_d, eg_d, _ = layout(width, full, odd, rect)
+    rows = 2 if full else 6 if rect else 4      # windows of 2x4 squares on the full board
 
     def index(view, r0, c0, own, opp):
         idx, i = 0, 0
@@ -61,15 +63,18 @@ def slow_learned(pos: Position, block: np.ndarray, odd: bool = False, pip: bool 
     white_view = lambda r, c: board[(r, c)]
     black_view = lambda r, c: board[(width - 1 - r, width - 1 - c)]
     corners = [(r, c) for r in range(width + 1 - rows) for c in range(0, width - 3, 2)]
+    if rect:                                    # the top six rows and the bottom six
+        corners = [(r, c) for r in (0, width - rows) for c in range(0, width - 3, 2)]
     if odd:                                     # the second family: 4x4 at odd columns
         corners += [(r, c) for r in range(width - 3) for c in range(1, width - 4, 2)]
     assert len(corners) == nw
     op = eg = 0
+    size = contents(rect)
     for w, (r0, c0) in enumerate(corners):
         iw = index(white_view, r0, c0, "w", "b")
         ib = index(black_view, r0, c0, "b", "w")
-        op += block[op_w + w * NCONFIG + iw] - block[op_w + w * NCONFIG + ib]
-        eg += block[eg_w + w * NCONFIG + iw] - block[eg_w + w * NCONFIG + ib]
+        op += block[op_w + w * size + iw] - block[op_w + w * size + ib]
+        eg += block[eg_w + w * size + iw] - block[eg_w + w * size + ib]
 
     if full:        # no slow twin of the full board's terms: the test zeroes their weights
         assert not block[op_d:op_d + 2 * NDENSE].any()
@@ -187,9 +192,10 @@ def random_position(variant, rng: random.Random) -> Position:
     return Position(white, black, kings, rng.randint(0, 1), variant)
 
 
-def random_block(width: int, seed: int, full: bool = False, odd: bool = False) -> np.ndarray:
+def random_block(width: int, seed: int, full: bool = False, odd: bool = False,
+                 rect: bool = False) -> np.ndarray:
     rng = np.random.default_rng(seed)
-    return rng.integers(-3000, 3000, size=layout(width, full, odd)[-1]).astype(np.int64)
+    return rng.integers(-3000, 3000, size=layout(width, full, odd, rect)[-1]).astype(np.int64)
 
 
 @pytest.mark.parametrize("pip", [False, True])
@@ -210,19 +216,21 @@ def test_the_full_boards_windows_agree_with_their_slow_twin(pip):
         assert fast == slow_learned(pos, block, pip=pip), pos
 
 
-@pytest.mark.parametrize("odd,pip", [(False, False), (True, False), (False, True)])
+@pytest.mark.parametrize("odd,pip,rect", [(False, False, False), (True, False, False),
+                                          (False, True, False), (False, True, True)])
 @pytest.mark.parametrize("name", BOARDS)
-def test_the_kernel_agrees_with_its_slow_twin(name, odd, pip):
+def test_the_kernel_agrees_with_its_slow_twin(name, odd, pip, rect):
     v = get_variant(name)
-    block = random_block(v.width, 1, odd=odd)
-    e = wt.learned(block, v.width, "random", odd=odd, variant=v, pip=pip)
-    assert e.weights[ev.LEARNED] == windows(v.width, odd=odd)
+    block = random_block(v.width, 1, odd=odd, rect=rect)
+    e = wt.learned(block, v.width, "random", odd=odd, variant=v, pip=pip, rect=rect)
+    assert e.weights[ev.LEARNED] == windows(v.width, odd=odd, rect=rect)
+    assert e.weights[ev.LEARNED_RECT] == rect
     T = ev.eval_tables(v)
     rng = random.Random(name)
     for _ in range(1500):
         pos = random_position(v, rng)
         fast = int(ev.evaluate(*pos.words, v.table, T, e.weights))
-        assert fast == slow_learned(pos, block, odd, pip), pos
+        assert fast == slow_learned(pos, block, odd, pip, rect), pos
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
@@ -249,16 +257,17 @@ def mirrored(pos: Position) -> Position:
     return Position(turn(pos.black), turn(pos.white), turn(pos.kings), 1 - pos.turn, v)
 
 
-@pytest.mark.parametrize("name,odd,pip", [(n, False, False) for n in ALL_BOARDS]
-                         + [("international", True, False), ("russian", True, False),
-                            ("international", False, True), ("turkish", False, True)])
-def test_a_mirrored_position_scores_the_same_for_its_side_to_move(name, odd, pip):
+@pytest.mark.parametrize("name,odd,pip,rect", [(n, False, False, False) for n in ALL_BOARDS]
+                         + [("international", True, False, False), ("russian", True, False, False),
+                            ("international", False, True, False), ("turkish", False, True, False),
+                            ("international", False, True, True), ("russian", False, False, True)])
+def test_a_mirrored_position_scores_the_same_for_its_side_to_move(name, odd, pip, rect):
     # The score is the side to move's: the mirror (colours swapped, the other side to
     # move) is the same position seen from the other chair, so the same score; from
     # White's side the two are each other's negation.
     v = get_variant(name)
-    e = wt.learned(random_block(v.width, 2, v.full_board, odd), v.width, "random",
-                   v.full_board, odd, v, pip)
+    e = wt.learned(random_block(v.width, 2, v.full_board, odd, rect), v.width, "random",
+                   v.full_board, odd, v, pip, rect)
     T = ev.eval_tables(v)
     rng = random.Random(name + "mirror")
     for _ in range(1000):
@@ -390,8 +399,8 @@ def test_a_file_without_the_kings_terms_loads_with_them_at_zero(tmp_path, name):
     assert wt.check(old) == "o"
     a, b = wt.load(old, v), wt.load(new, v)
     assert np.array_equal(a.weights, b.weights)
-    start, odd, pip = wt.weight_block(old, v)
-    assert np.array_equal(start, block) and not odd and not pip
+    start, odd, pip, rect = wt.weight_block(old, v)
+    assert np.array_equal(start, block) and not odd and not pip and not rect
     # With weights there, a king's square counts, and a position without kings is left alone.
     block[-2 * KING_TERMS + 2:] = np.arange(2 * KING_TERMS - 2) * 16
     e = wt.learned(block, v.width, "kings", v.full_board, variant=v)
@@ -431,6 +440,39 @@ def test_odd_windows_load_widen_and_a_mismatch_is_refused(tmp_path):
              version="x")
     with pytest.raises(wt.WeightsError, match="second family"):
         wt.load(bad, get_variant("turkish"))
+
+
+def test_rectangles_load_start_from_windows_and_a_mismatch_is_refused(tmp_path):
+    # A file of rectangles says so (rect); its size must fit; it cannot say odd too.  A
+    # block of windows made a block of rectangles keeps its dense and kings' weights: with
+    # the windows' and rectangles' weights zero both score every position alike.
+    from engine import learn
+    v = get_variant("international")
+    block = random_block(10, 9)
+    block[:layout(10)[2]] = 0
+    rect = learn.to_rectangles(block, 10)
+    assert len(rect) == layout(10, rect=True)[-1] and not rect[:layout(10, rect=True)[2]].any()
+    one, two = wt.learned(block, 10, "one", variant=v), wt.learned(rect, 10, "two", variant=v,
+                                                                  rect=True)
+    T = ev.eval_tables(v)
+    rng = random.Random("to-rectangles")
+    for _ in range(300):
+        pos = random_position(v, rng)
+        assert (ev.evaluate(*pos.words, v.table, T, one.weights)
+                == ev.evaluate(*pos.words, v.table, T, two.weights)), pos
+    good, bad = tmp_path / "good.npz", tmp_path / "bad.npz"
+    np.savez(good, block=rect.astype(np.int32), width=10, rect=True, version="rect-1")
+    e = wt.load(good, v)
+    assert wt.check(good) == "rect-1" and e.weights[ev.LEARNED] == 8 and e.weights[ev.LEARNED_RECT]
+    assert wt.weight_block(good, v)[3]
+    np.savez(bad, block=block.astype(np.int32), width=10, rect=True, version="x")
+    with pytest.raises(wt.WeightsError, match="not the") as info:
+        wt.load(bad, v)
+    assert str(bad) in str(info.value)
+    np.savez(bad, block=rect.astype(np.int32), width=10, rect=True, odd=True, version="x")
+    with pytest.raises(wt.WeightsError, match="rectangles") as info:
+        wt.load(bad, v)
+    assert str(bad) in str(info.value)
 
 
 @pytest.mark.parametrize("name", BOARDS)
@@ -475,41 +517,43 @@ def test_hand_weights_and_empty_windows_are_the_hand_evaluation(name):
     assert checked > (900 if v.goal == "losing" else 500)
 
 
-@pytest.mark.parametrize("name,odd,pip", [(n, False, False) for n in ALL_BOARDS]
-                         + [("international", True, False), ("english", True, False),
-                            ("international", False, True), ("turkish", False, True)])
-def test_the_fit_scores_positions_as_the_kernel_does(name, odd, pip):
+@pytest.mark.parametrize("name,odd,pip,rect", [(n, False, False, False) for n in ALL_BOARDS]
+                         + [("international", True, False, False), ("english", True, False, False),
+                            ("international", False, True, False), ("turkish", False, True, False),
+                            ("international", False, True, True), ("english", False, False, True)])
+def test_the_fit_scores_positions_as_the_kernel_does(name, odd, pip, rect):
     # rafle train reads windows through engine.patterns.window_indices, the kernel through
     # its own summing loop: with the same weights both give the same score.
     from engine import learn
     v = get_variant(name)
-    block = random_block(v.width, 5, v.full_board, odd)
+    block = random_block(v.width, 5, v.full_board, odd, rect)
     T = ev.eval_tables(v)
     rng = random.Random(name + "fit")
     pos = [random_position(v, rng) for _ in range(500)]
     feats = learn.extract_features(*(np.array(w, dtype=np.int64) for w in zip(*(p.words for p in pos))),
-                                   v, T, odd, pip)
-    fit = learn.Fit(v.width, full=v.full_board, odd=odd)
+                                   v, T, odd, pip, rect)
+    fit = learn.Fit(v.width, full=v.full_board, odd=odd, rect=rect)
     fit.theta[:] = block / SCALE
     for d in learn.FIXED:                  # left out of the fit: no weight there
         fit.theta[fit.op_d + d] = fit.theta[fit.eg_d + d] = 0.0
     block = np.rint(fit.theta * SCALE).astype(np.int64)
-    e = wt.learned(block, v.width, "random", v.full_board, odd, v, pip)
+    e = wt.learned(block, v.width, "random", v.full_board, odd, v, pip, rect)
     for i, p in enumerate(pos):
         kernel = ev.evaluate(*p.words, v.table, T, e.weights)
         white = kernel if p.turn == WHITE else -kernel
         assert abs(learn._score(i, *feats, fit.theta, fit.eg_w, fit.op_d, fit.eg_d) - white) <= 1, p
 
 
-@pytest.mark.parametrize("name,odd", [(n, False) for n in ALL_BOARDS]
-                         + [("international", True), ("brazilian", True)])
-def test_windows_updated_move_by_move_equal_windows_read_afresh(name, odd):
+@pytest.mark.parametrize("name,odd,rect", [(n, False, False) for n in ALL_BOARDS]
+                         + [("international", True, False), ("brazilian", True, False),
+                            ("international", False, True), ("russian", False, True)])
+def test_windows_updated_move_by_move_equal_windows_read_afresh(name, odd, rect):
     # The search keeps each window's index and the windows' sum, and a move updates only
     # the windows of the squares that changed (engine.eval.windows_after).
     from engine.position import legal_moves, play, start_position
     v = get_variant(name)
-    e = wt.learned(random_block(v.width, 7, v.full_board, odd), v.width, "random",
-                   v.full_board, odd, v)
+    e = wt.learned(random_block(v.width, 7, v.full_board, odd, rect), v.width, "random",
+                   v.full_board, odd, v, rect=rect)
     T = ev.eval_tables(v)
     rng = random.Random(name + "update")
     idx = np.zeros((2, 64), dtype=np.int64)
@@ -523,7 +567,8 @@ def test_windows_updated_move_by_move_equal_windows_read_afresh(name, odd):
             if not moves:
                 break
             nxt = play(pos, rng.choice(moves))
-            acc = ev.windows_after(acc, idx, 0, 1, *men(pos), *men(nxt), T, e.weights)
+            acc = ev.windows_after(acc, idx, 0, 1, *men(pos), *men(nxt), T, e.weights,
+                                   ev.window_form(T, e.weights))
             idx[0] = idx[1]
             want = ev.window_sum(*men(nxt), v.width, T, e.weights, fresh)
             assert acc == want and (idx[1] == fresh).all(), nxt

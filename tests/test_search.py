@@ -10,6 +10,7 @@ import random
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from engine import (
@@ -838,6 +839,37 @@ def test_the_evaluation_updated_move_by_move_equals_the_full_one_on_every_node(n
             if not moves:
                 break
             pos = play(pos, rng.choice(moves))
+        if not legal_moves(pos):
+            continue
+        s.new_game()
+        ctl = s.driver.work.ctl
+        ctl[nm.C_CHECKED] = ctl[nm.C_WRONG] = 0
+        s.search(pos, [], Limits(depth=6))
+        assert ctl[nm.C_WRONG] == 0, pos
+        checked += int(ctl[nm.C_CHECKED])
+    assert checked > 3000
+
+
+def test_the_rectangles_updated_move_by_move_equal_the_full_evaluation_on_every_node(tmp_path):
+    # The same check with a weight file of rectangles (engine.patterns, random weights).
+    from engine import negamax as nm
+    from engine.patterns import layout
+    path = tmp_path / "rect.npz"
+    rng = np.random.default_rng(12)
+    np.savez(path, block=rng.integers(-3000, 3000, layout(10, rect=True)[-1]).astype(np.int32),
+             width=10, rect=True, phase="pip", version="rect-random")
+    s = Searcher(16)
+    for name, value in {"book": "false", "eval-check": "true", "weights": str(path)}.items():
+        assert s.set_option(name, value), name
+    moves_rng = random.Random("rect-check")
+    checked = 0
+    for _ in range(8):
+        pos = start_position()
+        for _ in range(moves_rng.randrange(0, 70)):
+            moves = legal_moves(pos)
+            if not moves:
+                break
+            pos = play(pos, moves_rng.choice(moves))
         if not legal_moves(pos):
             continue
         s.new_game()

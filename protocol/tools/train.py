@@ -31,7 +31,8 @@ import zlib
 import numpy as np
 
 from engine import BadInput, get_variant
-from engine import Fit, eval_tables, expected_result, extract_features, weight_block, widen
+from engine import (Fit, eval_tables, expected_result, extract_features, to_rectangles,
+                    weight_block, widen)
 
 from ..about import summary
 from . import gamestore
@@ -65,6 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the richer model: a second family of 4x4 windows, at odd columns, "
                         "overlapping the first (diagonal boards; kept when --init has it; "
                         "from --init without it, its windows start at zero)")
+    p.add_argument("--rectangles", action="store_true",
+                   help="the rectangles of 12 squares (4 columns by 6 rows, 3^12 contents each, 8 "
+                        "on 10x10) instead of the 4x4 windows (diagonal boards; kept when --init "
+                        "has them; from --init without them, its dense and kings' weights are "
+                        "kept and the rectangles start at zero)")
     p.add_argument("--pip-phase", action="store_true",
                    help="blend the opening and endgame weights by the rows the men still have to "
                         "go (Scan's pip count) instead of by the pieces left (kept when --init "
@@ -153,16 +159,22 @@ def main(argv: list[str]) -> int:
         variant = get_variant(name)
         if not 0 <= args.blend <= 1 or not 0 < args.valid < 1 or args.epochs < 0:
             raise BadInput("--lambda must be in 0..1, --valid in (0, 1), --epochs at least 0")
-        init, odd, pip = (weight_block(args.init, variant) if args.init
-                          else (None, False, False))
+        init, odd, pip, rect = (weight_block(args.init, variant) if args.init
+                                else (None, False, False, False))
         pip = pip or args.pip_phase
-        if args.odd_windows and variant.full_board:
-            raise BadInput(f"{variant.name}'s plain 8x8 board has no second family of windows")
+        if (args.odd_windows or args.rectangles) and variant.full_board:
+            raise BadInput(f"{variant.name}'s plain 8x8 board has no second family of windows and no "
+                           "rectangles")
+        if args.odd_windows and (args.rectangles or rect):
+            raise BadInput("--odd-windows and the rectangles are two models: choose one")
+        if args.rectangles and init is not None and not rect:
+            init, odd = to_rectangles(init, variant.width, odd), False
         if args.odd_windows and init is not None and not odd:
             init = widen(init, variant.width)
         odd = odd or args.odd_windows
+        rect = rect or args.rectangles
         fit = Fit(variant.width, k=args.k, lr=args.lr, l2=args.l2, goal=variant.goal,
-                  init=init, full=variant.full_board, odd=odd)
+                  init=init, full=variant.full_board, odd=odd, rect=rect)
     except BadInput as exc:
         print(f"rafle train: {exc}", file=sys.stderr)
         return 2
@@ -175,7 +187,7 @@ def main(argv: list[str]) -> int:
     is_valid = held_out(data["key"], args.seed, args.valid)
     held = np.unique(data["game"][is_valid])
     features = extract_features(data["white"], data["black"], data["kings"], data["turn"], variant,
-                                eval_tables(variant), odd, pip)
+                                eval_tables(variant), odd, pip, rect)
     train = tuple(f[~is_valid] for f in features)
     valid = tuple(f[is_valid] for f in features)
     y_train, y_valid = target[~is_valid], target[is_valid]
@@ -201,7 +213,7 @@ def main(argv: list[str]) -> int:
             f"fitted to them, that figure flatters it")
     version = args.version or args.out.rsplit("/", 1)[-1].removesuffix(".npz")
     np.savez_compressed(args.out, block=best[2], width=variant.width, full=variant.full_board,
-                        odd=odd, phase="pip" if pip else "pieces", version=version,
+                        odd=odd, rect=rect, phase="pip" if pip else "pieces", version=version,
                         variant=variant.name, positions=len(target), epoch=best[1],
                         valid_loss=best[0], k=args.k, blend=args.blend)
     op, eg = fit.dense_weights()
