@@ -43,7 +43,7 @@ from .movegen import king_quiet_count as _king_moves, man_free, man_steps, oppos
 from .patterns import (B3, B3R, FULL_BANDS, FULL_PER, KING_TERMS, MAX_SLOTS, NCONFIG, NDENSE, PHASE_ONE,
                        RCONFIG, RECT_ROWS, SCALE,
                        SLOTS_AT, band, code, full_code, full_square_slots, odd_code, phase,
-                       rect_square_slots, row_bits, square_slots, windows)
+                       row_bits, square_slots, windows)
 from .variants import (
     KG_BREAKTHROUGH, KG_LOSING, NDIRS, V_BOARD, V_FLYING_KING, V_GOAL, V_MAN_STEPS, V_WIDTH,
 )
@@ -108,7 +108,7 @@ T_KSQ = T_SLOTS + 64 * SLOT_ROW   # +bit: the square (0 ..) of a White king on b
                                   # +64+bit: a Black king's, the board turned 180 degrees
 T_PIP = T_KSQ + 128               # +k: squares where a White man has 2^k in its rows still to go;
                                   # +4+k: the same for a Black man (engine.eval.pip_phase)
-T_RSLOTS = T_PIP + 8              # +bit * SLOT_ROW: the rectangles of a square (rect_square_slots)
+T_RSLOTS = T_PIP + 8              # +bit * SLOT_ROW: the rectangles of a square (square_slots)
 N_TABLE = T_RSLOTS + 64 * SLOT_ROW
 # windows_after keeps the windows a move changed as the bits of one int64 (on the boards of
 # engine.variants, 10x10 and 8x8, with both families):
@@ -180,7 +180,7 @@ def _tables(width: int) -> np.ndarray:
     T[T_B3R:T_B3R + 256] = B3R
     T[T_NW] = windows(width)
     T[T_SLOTS:T_KSQ] = square_slots(width).ravel()
-    T[T_RSLOTS:N_TABLE] = rect_square_slots(width).ravel()
+    T[T_RSLOTS:N_TABLE] = square_slots(width, rect=True).ravel()
     for s, b in bit.items():
         T[T_KSQ + b] = s - 1
         T[T_KSQ + 64 + b] = n - s

@@ -27,7 +27,7 @@ of each row, read row by row from the top), at columns 0, 2, .. and in two bands
 the top six and the bottom six: 8 on the 10x10 board (rows 0-5 and 4-9), 6 on the 8x8
 (rows 0-5 and 2-7).  They are numbered band by band, left to right, so that the turned
 board puts rectangle ``u`` on ``n - 1 - u``, and read, updated and turned as the
-windows are (:func:`rect_square_slots`, :data:`RECT_TURNED`).  Every man and the
+windows are (:func:`square_slots`, :data:`RECT_TURNED`).  Every man and the
 squares one row ahead and behind it lie in one rectangle together, so the men's local
 terms ride in them too.
 
@@ -162,23 +162,30 @@ def _add_slot(out, x, u, power):
     out[x, 1] = n + 1
 
 
-def square_slots(width: int) -> np.ndarray:
+def square_slots(width: int, rect: bool = False) -> np.ndarray:
     """For each bit of a square: ``[n1, n, u1, p1, ..., u16, p16]``: the windows ``u`` the
     square lies in (the first ``n1`` of the first family, all ``n`` with the second) and
     its power of three ``p`` in each window's code (a White man there adds ``p`` to
     White's index of the window, a Black man ``2 * p``).  The incremental update of the
-    windows (``engine.eval.windows_after``) reads it."""
+    windows (``engine.eval.windows_after``) reads it.  ``rect``: the rectangles instead
+    (one family, at most 4 a square)."""
     half = width // 2
     per = half - 1
+    # Each band of rows: its first window's number, its first row and its rows.
+    bands = ([(0, 0, RECT_ROWS), (per, width - RECT_ROWS, RECT_ROWS)] if rect
+             else [(r0 * per, r0, 4) for r0 in range(width - 3)])
     out = np.zeros((64, SLOTS_AT + 2 * MAX_SLOTS), dtype=np.int64)
     for r, first in enumerate(row_bits(width)):
         for q in range(half):
             x = first + q
-            for r0 in range(max(0, r - 3), min(r, width - 4) + 1):
-                for c in (q - 1, q):
-                    if 0 <= c < per:
-                        _add_slot(out, x, r0 * per + c, 3 ** (2 * (r - r0) + (q - c)))
+            for u0, r0, rows in bands:
+                if r0 <= r < r0 + rows:
+                    for c in (q - 1, q):
+                        if 0 <= c < per:
+                            _add_slot(out, x, u0 + c, 3 ** (2 * (r - r0) + (q - c)))
             out[x, 0] = out[x, 1]
+    if rect:
+        return out
     nw = (width - 3) * per
     for r, first in enumerate(row_bits(width)):
         s = r % 2                              # odd rows: the window's squares c+1, c+2
@@ -189,25 +196,6 @@ def square_slots(width: int) -> np.ndarray:
                     if 0 <= c < per - 1:
                         _add_slot(out, x, nw + r0 * (per - 1) + c,
                                   3 ** (2 * (r - r0) + (q - c - s)))
-    return out
-
-
-def rect_square_slots(width: int) -> np.ndarray:
-    """:func:`square_slots` for the rectangles: the rectangles a square lies in (at most 4)
-    and its power of three in each (``n1 = n``: one family)."""
-    half = width // 2
-    per = half - 1
-    out = np.zeros((64, SLOTS_AT + 2 * MAX_SLOTS), dtype=np.int64)
-    for r, first in enumerate(row_bits(width)):
-        for q in range(half):
-            x = first + q
-            for band, r0 in enumerate((0, width - RECT_ROWS)):
-                if not r0 <= r < r0 + RECT_ROWS:
-                    continue
-                for c in (q - 1, q):
-                    if 0 <= c < per:
-                        _add_slot(out, x, band * per + c, 3 ** (2 * (r - r0) + (q - c)))
-            out[x, 0] = out[x, 1]
     return out
 
 

@@ -227,6 +227,14 @@ def test_train_can_start_from_a_related_variants_weights(tmp_path, capsys):
         assert message in err and str(init) in err and not (tmp_path / "x.npz").exists()
 
 
+def _start_loss(capsys, data, out, *extra) -> float:
+    """``rafle train`` on ``data`` into ``out`` (search scores only): the start's held-out loss."""
+    capsys.readouterr()
+    assert cli(["train", "--data", str(data), "--out", str(out), "--lambda", "1", *extra]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    return float(next(x for x in lines if x.startswith("epoch 0")).split()[-1])
+
+
 def test_the_richer_model_starts_from_one_family_weights_and_plays(tmp_path, capsys):
     # --odd-windows adds the second family of windows: started from one-family weights its
     # windows are zero, so epoch 0 scores as the start did; the file says so, loads and
@@ -237,10 +245,7 @@ def test_the_richer_model_starts_from_one_family_weights_and_plays(tmp_path, cap
     one, two, on = tmp_path / "one.npz", tmp_path / "two.npz", tmp_path / "on.npz"
 
     def run(out, *extra):
-        capsys.readouterr()
-        assert cli(["train", "--data", str(data), "--out", str(out), "--lambda", "1", *extra]) == 0
-        lines = capsys.readouterr().out.splitlines()
-        return float(next(x for x in lines if x.startswith("epoch 0")).split()[-1])
+        return _start_loss(capsys, data, out, *extra)
 
     run(one, "--epochs", "2")
     start = run(one, "--init", str(one), "--epochs", "0")
@@ -276,10 +281,7 @@ def test_the_rectangles_start_from_windows_weights_fit_and_play(tmp_path, capsys
     one, rect, on = tmp_path / "one.npz", tmp_path / "rect.npz", tmp_path / "on.npz"
 
     def run(out, *extra):
-        capsys.readouterr()
-        assert cli(["train", "--data", str(data), "--out", str(out), "--lambda", "1", *extra]) == 0
-        lines = capsys.readouterr().out.splitlines()
-        return float(next(x for x in lines if x.startswith("epoch 0")).split()[-1])
+        return _start_loss(capsys, data, out, *extra)
 
     run(one, "--epochs", "2")
     run(rect, "--init", str(one), "--rectangles", "--epochs", "0")
@@ -313,10 +315,7 @@ def test_the_pip_phase_is_fitted_written_and_kept_from_its_start(tmp_path, capsy
     synthetic(data, v, n=3000, seed=8)
 
     def run(out, *extra):
-        capsys.readouterr()
-        assert cli(["train", "--data", str(data), "--out", str(out), "--lambda", "1", *extra]) == 0
-        lines = capsys.readouterr().out.splitlines()
-        return float(next(x for x in lines if x.startswith("epoch 0")).split()[-1])
+        return _start_loss(capsys, data, out, *extra)
 
     run(pip, "--pip-phase", "--epochs", "2", "--lr", "1")
     with np.load(pip) as f:

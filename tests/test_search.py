@@ -826,13 +826,31 @@ def test_one_thread_searches_exactly_as_before():
 def test_the_evaluation_updated_move_by_move_equals_the_full_one_on_every_node(name):
     # eval-check: at every node it evaluates, the search also evaluates the position
     # afresh and counts the differences (engine.negamax._static).
-    from engine import negamax as nm
-    v = get_variant(name)
     s = Searcher(16)
     assert s.set_option("book", "false") and s.set_option("eval-check", "true")
-    rng = random.Random(name + "check")
+    assert _evaluations_checked(s, get_variant(name), random.Random(name + "check"), 12) > 3000
+
+
+def test_the_rectangles_updated_move_by_move_equal_the_full_evaluation_on_every_node(tmp_path):
+    # The same check with a weight file of rectangles (engine.patterns, random weights).
+    from engine.patterns import layout
+    path = tmp_path / "rect.npz"
+    rng = np.random.default_rng(12)
+    np.savez(path, block=rng.integers(-3000, 3000, layout(10, rect=True)[-1]).astype(np.int32),
+             width=10, rect=True, phase="pip", version="rect-random")
+    s = Searcher(16)
+    for name, value in {"book": "false", "eval-check": "true", "weights": str(path)}.items():
+        assert s.set_option(name, value), name
+    assert _evaluations_checked(s, get_variant("international"), random.Random("rect-check"),
+                                8) > 3000
+
+
+def _evaluations_checked(s, v, rng, rounds: int) -> int:
+    """Searches to depth 6 of ``rounds`` random positions of ``v`` by ``s`` (eval-check on):
+    none finds an updated evaluation unlike a fresh one; the evaluations checked."""
+    from engine import negamax as nm
     checked = 0
-    for _ in range(12):
+    for _ in range(rounds):
         pos = start_position(v)
         for _ in range(rng.randrange(0, 70)):
             moves = legal_moves(pos)
@@ -847,38 +865,7 @@ def test_the_evaluation_updated_move_by_move_equals_the_full_one_on_every_node(n
         s.search(pos, [], Limits(depth=6))
         assert ctl[nm.C_WRONG] == 0, pos
         checked += int(ctl[nm.C_CHECKED])
-    assert checked > 3000
-
-
-def test_the_rectangles_updated_move_by_move_equal_the_full_evaluation_on_every_node(tmp_path):
-    # The same check with a weight file of rectangles (engine.patterns, random weights).
-    from engine import negamax as nm
-    from engine.patterns import layout
-    path = tmp_path / "rect.npz"
-    rng = np.random.default_rng(12)
-    np.savez(path, block=rng.integers(-3000, 3000, layout(10, rect=True)[-1]).astype(np.int32),
-             width=10, rect=True, phase="pip", version="rect-random")
-    s = Searcher(16)
-    for name, value in {"book": "false", "eval-check": "true", "weights": str(path)}.items():
-        assert s.set_option(name, value), name
-    moves_rng = random.Random("rect-check")
-    checked = 0
-    for _ in range(8):
-        pos = start_position()
-        for _ in range(moves_rng.randrange(0, 70)):
-            moves = legal_moves(pos)
-            if not moves:
-                break
-            pos = play(pos, moves_rng.choice(moves))
-        if not legal_moves(pos):
-            continue
-        s.new_game()
-        ctl = s.driver.work.ctl
-        ctl[nm.C_CHECKED] = ctl[nm.C_WRONG] = 0
-        s.search(pos, [], Limits(depth=6))
-        assert ctl[nm.C_WRONG] == 0, pos
-        checked += int(ctl[nm.C_CHECKED])
-    assert checked > 3000
+    return checked
 
 
 def test_singular_extensions_keep_the_updated_evaluation_right_and_the_move_legal():
