@@ -35,6 +35,7 @@ if TYPE_CHECKING:
                            move_to_pdn, parse_position, pos_from_dxp, pos_from_fen, pos_from_hub,
                            pos_from_pieces, pos_to_dxp, pos_to_fen, pos_to_hub)
     from .options import OPTIONS, options_usage, parse_float, parse_int
+    from .patterns import RECT_ALONE, RECT_PLUS
     from .pdn import Note, Step, read_pdn, write_pdn
     from .counting import new_perft_table
     from .divide import new_stop_flag, perft, perft_divide, set_stop, warm_up

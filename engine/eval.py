@@ -41,7 +41,7 @@ from numba import njit
 from .bits import ix, lsb_index, popcount
 from .movegen import king_quiet_count as _king_moves, man_free, man_steps, opposite, step
 from .patterns import (B3, B3R, FULL_BANDS, FULL_PER, KING_TERMS, MAX_SLOTS, NCONFIG, NDENSE, PHASE_ONE,
-                       RCONFIG, RECT_ROWS, SCALE,
+                       RCONFIG, RECT_ALONE, RECT_PLUS, RECT_ROWS, SCALE,
                        SLOTS_AT, band, code, full_code, full_square_slots, odd_code, phase,
                        row_bits, square_slots, windows)
 from .variants import (
@@ -109,10 +109,12 @@ T_KSQ = T_SLOTS + 64 * SLOT_ROW   # +bit: the square (0 ..) of a White king on b
 T_PIP = T_KSQ + 128               # +k: squares where a White man has 2^k in its rows still to go;
                                   # +4+k: the same for a Black man (engine.eval.pip_phase)
 T_RSLOTS = T_PIP + 8              # +bit * SLOT_ROW: the rectangles of a square (square_slots)
-N_TABLE = T_RSLOTS + 64 * SLOT_ROW
+T_PSLOTS = T_RSLOTS + 64 * SLOT_ROW   # +bit * SLOT_ROW: the same, the windows, then the rectangles
+N_TABLE = T_PSLOTS + 64 * SLOT_ROW
 # windows_after keeps the windows a move changed as the bits of one int64 (on the boards of
-# engine.variants, 10x10 and 8x8, with both families):
-assert max(windows(10, odd=True), windows(8, odd=True), windows(8, full=True)) < 64
+# engine.variants, 10x10 and 8x8, with both families, or the rectangles after the first):
+assert max(windows(10, odd=True), windows(8, odd=True), windows(8, full=True),
+           windows(10, rect=RECT_PLUS)) < 64
 
 # The learned evaluation's weights follow the hand weights in the same array:
 LEARNED = N_WEIGHTS        # W[LEARNED]: number of pattern windows; 0 = hand evaluation
@@ -123,7 +125,8 @@ LEARNED_PIP = N_WEIGHTS + 3     # W[LEARNED_PIP]: 0 for the phase by pieces; els
 # by the men's rows still to go (Scan's pip count, engine.eval.pip_phase), and this their sum at
 # the start (the phase's 100%)
 LEARNED_RECT = N_WEIGHTS + 4    # W[LEARNED_RECT]: 1 where the windows are the rectangles
-# (engine.patterns: RCONFIG entries a window, their squares in T_RSLOTS), else 0
+# (engine.patterns: RCONFIG entries a window, their squares in T_RSLOTS), 2 where the
+# rectangles follow the first family of windows (RECT_PLUS: T_PSLOTS), else 0
 LEARNED_DENSE = N_WEIGHTS + 5   # W[LEARNED_DENSE]: where the opening dense weights begin
 LEARNED_AT = N_WEIGHTS + 6      # the packed weight block (engine.weights.learned): for
 # each window and each of White's indices, the window's opening * 2^32 + endgame weight
@@ -180,7 +183,8 @@ def _tables(width: int) -> np.ndarray:
     T[T_B3R:T_B3R + 256] = B3R
     T[T_NW] = windows(width)
     T[T_SLOTS:T_KSQ] = square_slots(width).ravel()
-    T[T_RSLOTS:N_TABLE] = square_slots(width, rect=True).ravel()
+    T[T_RSLOTS:T_PSLOTS] = square_slots(width, RECT_ALONE).ravel()
+    T[T_PSLOTS:N_TABLE] = square_slots(width, RECT_PLUS).ravel()
     for s, b in bit.items():
         T[T_KSQ + b] = s - 1
         T[T_KSQ + 64 + b] = n - s
@@ -486,72 +490,53 @@ def rect_white_index(wm, bm, u, width, T):
     return _base3_12(_rect_code(wm, r0, c, T), T) + 2 * _base3_12(_rect_code(bm, r0, c, T), T)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
-def window_sum(wm, bm, width, T, W, idx):
-    """The windows' packed sum (``LEARNED_AT``) for White's men ``wm`` and Black's ``bm``,
-    each window's index as White reads it written to ``idx`` (the search keeps them to
-    update, :func:`windows_after`)."""
-    acc = 0
-    if W[LEARNED_RECT]:
-        for u in range(W[LEARNED]):
-            i = rect_white_index(wm, bm, u, width, T)
-            idx[u] = i
-            acc += W[LEARNED_AT + u * RCONFIG + i]
-        return acc
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _window_at(wm, bm, u, width, T, W):
+    """Where the weight of window ``u`` for these men is in ``W``: its entry as White reads
+    it.  The first family, band by band (of ``per`` windows), then the second (of ``per -
+    1``) or the rectangles (``W[LEARNED_RECT]``: alone, or after the first family); on the
+    plain 8x8 board its 2x4 windows."""
     if T[T_FULL]:
-        for r0 in range(FULL_BANDS):
-            for k in range(FULL_PER):
-                u = r0 * FULL_PER + k
-                i = _full_white_index(wm, bm, r0, k, T)
-                idx[u] = i
-                acc += W[LEARNED_AT + u * NCONFIG + i]
-        return acc
+        r0, k = u // FULL_PER, u % FULL_PER
+        return LEARNED_AT + u * NCONFIG + _full_white_index(wm, bm, r0, k, T)
+    rect = W[LEARNED_RECT]
+    first = 0 if rect == RECT_ALONE else T[T_NW]
+    if u >= first and rect:
+        r = u - first
+        return (LEARNED_AT + first * NCONFIG + r * RCONFIG
+                + rect_white_index(wm, bm, r, width, T))
     half = width // 2
     mask = (1 << half) - 1
     per = half - 1
-    for r0 in range(width - 3):
-        rw = band(wm, T, T_ROWS, r0, mask)
-        rb = band(bm, T, T_ROWS, r0, mask)
-        for c in range(per):
-            u = r0 * per + c
-            i = _white_index(rw, rb, c, T)
-            idx[u] = i
-            acc += W[LEARNED_AT + u * NCONFIG + i]
-        if W[LEARNED] > T[T_NW]:
-            for c in range(per - 1):
-                u = T[T_NW] + r0 * (per - 1) + c
-                i = _odd_white_index(rw, rb, c, r0, T)
-                idx[u] = i
-                acc += W[LEARNED_AT + u * NCONFIG + i]
+    if u < first:
+        r0, c = u // per, u % per
+        return LEARNED_AT + u * NCONFIG + _white_index(band(wm, T, T_ROWS, r0, mask),
+                                                       band(bm, T, T_ROWS, r0, mask), c, T)
+    r0, c = (u - first) // (per - 1), (u - first) % (per - 1)
+    return LEARNED_AT + u * NCONFIG + _odd_white_index(band(wm, T, T_ROWS, r0, mask),
+                                                       band(bm, T, T_ROWS, r0, mask), c, r0, T)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def window_sum(wm, bm, width, T, W, idx):
+    """The windows' packed sum (``LEARNED_AT``) for White's men ``wm`` and Black's ``bm``,
+    where each window's weight is in ``W`` written to ``idx`` (the search keeps them to
+    update, :func:`windows_after`).  Read at the root of a search only: window by window."""
+    acc = 0
+    for u in range(W[LEARNED]):
+        i = _window_at(wm, bm, u, width, T, W)
+        idx[u] = i
+        acc += W[i]
     return acc
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def _window_acc(wm, bm, width, T, W):
-    """:func:`window_sum` without keeping the indices."""
+    """:func:`window_sum` without keeping the entries (a fresh evaluation: the root's, and
+    eval-check's)."""
     acc = 0
-    if W[LEARNED_RECT]:
-        for u in range(W[LEARNED]):
-            acc += W[LEARNED_AT + u * RCONFIG + rect_white_index(wm, bm, u, width, T)]
-        return acc
-    if T[T_FULL]:
-        for r0 in range(FULL_BANDS):
-            for k in range(FULL_PER):
-                acc += W[LEARNED_AT + (r0 * FULL_PER + k) * NCONFIG
-                         + _full_white_index(wm, bm, r0, k, T)]
-        return acc
-    half = width // 2
-    mask = (1 << half) - 1
-    per = half - 1
-    for r0 in range(width - 3):
-        rw = band(wm, T, T_ROWS, r0, mask)
-        rb = band(bm, T, T_ROWS, r0, mask)
-        for c in range(per):
-            acc += W[LEARNED_AT + (r0 * per + c) * NCONFIG + _white_index(rw, rb, c, T)]
-        if W[LEARNED] > T[T_NW]:
-            for c in range(per - 1):
-                acc += W[LEARNED_AT + (T[T_NW] + r0 * (per - 1) + c) * NCONFIG
-                         + _odd_white_index(rw, rb, c, r0, T)]
+    for u in range(W[LEARNED]):
+        acc += W[_window_at(wm, bm, u, width, T, W)]
     return acc
 
 
@@ -575,13 +560,13 @@ def _shift_men(touched, idx, men, sign, both, slots, T):
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def windows_after(acc, idx, p, q, wm, bm, wm2, bm2, T, W, form):
     """The windows' sum after the men went from (``wm``, ``bm``) to (``wm2``, ``bm2``), from
-    the sum ``acc`` before; the indices before, ``idx[p]``, are copied to ``idx[q]`` and
-    updated there: only the windows of the squares that changed are read again.  First
-    every index is brought up to date, then each window changed is read once (its old
-    and new weight: loads that do not wait on one another).  ``form``: the model's
+    the sum ``acc`` before; the windows' entries in ``W`` before, ``idx[p]``, are copied to
+    ``idx[q]`` and updated there: only the windows of the squares that changed are read
+    again.  First every entry is brought up to date, then each window changed is read once
+    (its old and new weight: loads that do not wait on one another).  ``form``: the model's
     :func:`window_form`, read once a search (a branch here on the model slowed the search
     by 6-12%)."""
-    both, slots, stride = form
+    both, slots = form
     for u in range(W[LEARNED]):
         idx[q, u] = idx[p, u]
     row = idx[q]
@@ -592,19 +577,21 @@ def windows_after(acc, idx, p, q, wm, bm, wm2, bm2, T, W, form):
     while touched:
         u = lsb_index(touched)
         touched &= touched - 1
-        base = LEARNED_AT + u * stride
-        acc += W[ix(base) + ix(row[u])] - W[ix(base) + ix(idx[p, u])]
+        acc += W[ix(row[u])] - W[ix(idx[p, u])]
     return acc
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def window_form(T, W):
-    """``(both, slots, stride)`` of a learned evaluation's windows for :func:`windows_after`:
-    1 with the second family (else 0), where the squares' windows are in ``T`` (T_SLOTS, or
-    T_RSLOTS for the rectangles), and the contents of one window (NCONFIG or RCONFIG)."""
-    if W[LEARNED_RECT]:
-        return 0, T_RSLOTS, RCONFIG
-    return (1 if W[LEARNED] > T[T_NW] else 0), T_SLOTS, NCONFIG
+    """``(both, slots)`` of a learned evaluation's windows for :func:`windows_after`: 1 to
+    read every window of a square's row in ``T`` (else the first family's alone), and where
+    the squares' windows are in ``T`` (T_SLOTS, T_RSLOTS for the rectangles, T_PSLOTS for
+    the windows and the rectangles)."""
+    if W[LEARNED_RECT] == RECT_ALONE:
+        return 0, T_RSLOTS
+    if W[LEARNED_RECT] == RECT_PLUS:
+        return 0, T_PSLOTS
+    return (1 if W[LEARNED] > T[T_NW] else 0), T_SLOTS
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")

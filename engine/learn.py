@@ -28,8 +28,8 @@ from .bits import lsb_index, popcount
 from .eval import (BACK, BT_MULT, DRAW_DIV, KING, MAN, MOB_KING, MOB_MAN, ROW, RUN_ROW, RUNAWAY,
                    T_B3, T_B3R, T_KSQ, T_ROWS, TEMPO, WEIGHTS, hand_terms, pip_phase,
                    rect_white_index)
-from .patterns import (KING_TERMS, NCONFIG, NDENSE, PHASE_ONE, RECT_TURNED, SCALE, layout,
-                       odd_windows, phase, window_indices, windows)
+from .patterns import (KING_TERMS, NCONFIG, NDENSE, PHASE_ONE, RECT_ALONE, RECT_TURNED, SCALE,
+                       layout, odd_windows, phase, window_bases, window_indices, windows)
 from .weights import start_pieces, start_pips
 from .variants import GOAL_BREAKTHROUGH, GOAL_LOSING, GOAL_NORMAL, KG_LOSING, V_GOAL, V_WIDTH
 
@@ -86,17 +86,18 @@ def _king_features(wk, bk, T, kf, kv):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _extract(white, black, kings, turn, V, T, full, odd, rect, turned, start, pips, idx_w, idx_b,
-             feats, ph, dd, kf, kv):
+def _extract(white, black, kings, turn, V, T, full, odd, rect, first, turned, start, pips, idx_w,
+             idx_b, feats, ph, dd, kf, kv):
     for i in range(len(white)):
         w, b, k = white[i], black[i], kings[i]
         if k:
             _king_features(w & k, b & k, T, kf[i], kv[i])
-        if rect:
-            _rect_indices(w & ~k, b & ~k, V[V_WIDTH], T, turned, idx_w[i], idx_b[i])
-        else:
+        if rect != RECT_ALONE:
             window_indices(w & ~k, b & ~k, T, T_ROWS, T_B3, T_B3R, V[V_WIDTH], full, idx_w[i],
                            idx_b[i], odd)
+        if rect:                        # the rectangles, after the windows (if any)
+            _rect_indices(w & ~k, b & ~k, V[V_WIDTH], T, turned, idx_w[i, first:],
+                          idx_b[i, first:])
         for d in range(TEMPO):
             feats[i, d] = hand_terms(w, b, k, V, T, UNIT, d * NDENSE, d * NDENSE, 1)[0]
         feats[i, TEMPO] = 1 if turn[i] == 0 else -1
@@ -125,12 +126,12 @@ def _rect_indices(wm, bm, width, T, turned, out_w, out_b):
 
 
 def extract_features(white, black, kings, turn, variant, tables, odd: bool = False,
-                     pip: bool = False, rect: bool = False):
+                     pip: bool = False, rect: int = 0):
     """The features of each position: (White's window indices, Black's, dense terms,
     opening share, drawish-ending flags, the kings' terms as indices and values (-1 past
     the last; none without kings)); ``odd``: the second family of windows too; ``pip``:
     the opening share by the men's rows still to go (``engine.eval.pip_phase``);
-    ``rect``: the rectangles instead of the windows."""
+    ``rect``: the rectangles instead of the windows (1) or after them (2)."""
     n = len(white)
     nw = windows(variant.width, variant.full_board, odd, rect)
     idx_w = np.zeros((n, nw), dtype=np.int32)
@@ -144,7 +145,8 @@ def extract_features(white, black, kings, turn, variant, tables, odd: bool = Fal
     kv = np.zeros(kf.shape, dtype=np.float64)
     _extract(np.asarray(white, np.int64), np.asarray(black, np.int64),
              np.asarray(kings, np.int64), np.asarray(turn, np.int64), variant.table, tables,
-             variant.full_board, odd, rect, RECT_TURNED,
+             variant.full_board, odd, int(rect), 0 if rect == RECT_ALONE else windows(variant.width),
+             RECT_TURNED,
              start_pieces(variant.width, variant.full_board),
              start_pips(variant.width, variant.full_board) if pip else 0, idx_w, idx_b, feats, ph,
              dd, kf, kv)
@@ -152,12 +154,11 @@ def extract_features(white, black, kings, turn, variant, tables, odd: bool = Fal
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _raw(i, idx_w, idx_b, feats, ph, kf, kv, theta, eg_w, op_d, eg_d):
+def _raw(i, idx_w, idx_b, feats, ph, kf, kv, theta, bases, eg_w, op_d, eg_d):
     a = ph[i]
     s = 0.0
-    stride = eg_w // max(idx_w.shape[1], 1)     # NCONFIG, or RCONFIG for the rectangles
     for x in range(idx_w.shape[1]):
-        base = x * stride
+        base = bases[x]                 # where window x's weights start
         jw = base + idx_w[i, x]
         jb = base + idx_b[i, x]
         s += a * (theta[jw] - theta[jb]) + (1.0 - a) * (theta[eg_w + jw] - theta[eg_w + jb])
@@ -184,9 +185,9 @@ def _shrink(s, flags):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _score(i, idx_w, idx_b, feats, ph, dd, kf, kv, theta, eg_w, op_d, eg_d):
+def _score(i, idx_w, idx_b, feats, ph, dd, kf, kv, theta, bases, eg_w, op_d, eg_d):
     """The score of position ``i`` from White's side, as the kernel computes it."""
-    s = _raw(i, idx_w, idx_b, feats, ph, kf, kv, theta, eg_w, op_d, eg_d)
+    s = _raw(i, idx_w, idx_b, feats, ph, kf, kv, theta, bases, eg_w, op_d, eg_d)
     return s * _shrink(s, dd[i])
 
 
@@ -198,20 +199,19 @@ def _step(theta, g2, j, grad, lr, l2):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _epoch(idx_w, idx_b, feats, ph, dd, kf, kv, target, order, theta, g2, eg_w, op_d, eg_d, k,
-           lr, l2):
+def _epoch(idx_w, idx_b, feats, ph, dd, kf, kv, target, order, theta, g2, bases, eg_w, op_d, eg_d,
+           k, lr, l2):
     total = 0.0
     for i in order:
-        s = _raw(i, idx_w, idx_b, feats, ph, kf, kv, theta, eg_w, op_d, eg_d)
+        s = _raw(i, idx_w, idx_b, feats, ph, kf, kv, theta, bases, eg_w, op_d, eg_d)
         sh = _shrink(s, dd[i])
         p = 1.0 / (1.0 + math.exp(-s * sh / k))
         err = p - target[i]
         total += err * err
         gs = 2.0 * err * p * (1.0 - p) * sh / k
         a = ph[i]
-        stride = eg_w // max(idx_w.shape[1], 1)
         for x in range(idx_w.shape[1]):
-            base = x * stride
+            base = bases[x]
             jw = base + idx_w[i, x]
             jb = base + idx_b[i, x]
             if jw == jb:
@@ -237,10 +237,10 @@ def _epoch(idx_w, idx_b, feats, ph, dd, kf, kv, target, order, theta, g2, eg_w, 
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _loss(idx_w, idx_b, feats, ph, dd, kf, kv, target, theta, eg_w, op_d, eg_d, k):
+def _loss(idx_w, idx_b, feats, ph, dd, kf, kv, target, theta, bases, eg_w, op_d, eg_d, k):
     total = 0.0
     for i in range(len(target)):
-        s = _score(i, idx_w, idx_b, feats, ph, dd, kf, kv, theta, eg_w, op_d, eg_d)
+        s = _score(i, idx_w, idx_b, feats, ph, dd, kf, kv, theta, bases, eg_w, op_d, eg_d)
         err = 1.0 / (1.0 + math.exp(-s / k)) - target[i]
         total += err * err
     return total / max(len(target), 1)
@@ -251,8 +251,9 @@ class Fit:
 
     def __init__(self, width: int, k: float = 200.0, lr: float = 2.0, l2: float = 1e-4,
                  goal: str = GOAL_NORMAL, init: np.ndarray | None = None, full: bool = False,
-                 odd: bool = False, rect: bool = False):
+                 odd: bool = False, rect: int = 0):
         _, self.eg_w, self.op_d, self.eg_d, n = layout(width, full, odd, rect)
+        self.bases = window_bases(width, full, odd, rect)[0]
         self.width = width
         self.theta = np.zeros(n, dtype=np.float64)
         if init is not None:
@@ -274,12 +275,12 @@ class Fit:
         """One pass over the positions in ``order``; the mean squared error seen."""
         idx_w, idx_b, feats, ph, dd, kf, kv = data
         return float(_epoch(idx_w, idx_b, feats, ph, dd, kf, kv, target, order, self.theta, self.g2,
-                            self.eg_w, self.op_d, self.eg_d, self.k, self.lr, self.l2))
+                            self.bases, self.eg_w, self.op_d, self.eg_d, self.k, self.lr, self.l2))
 
     def loss(self, data, target) -> float:
         idx_w, idx_b, feats, ph, dd, kf, kv = data
-        return float(_loss(idx_w, idx_b, feats, ph, dd, kf, kv, target, self.theta, self.eg_w,
-                           self.op_d, self.eg_d, self.k))
+        return float(_loss(idx_w, idx_b, feats, ph, dd, kf, kv, target, self.theta, self.bases,
+                           self.eg_w, self.op_d, self.eg_d, self.k))
 
     def block(self) -> np.ndarray:
         """The weights as the evaluation reads them (int32, 1/SCALE of a hundredth)."""
@@ -299,12 +300,24 @@ def widen(block: np.ndarray, width: int) -> np.ndarray:
     return np.concatenate([block[:eg_w], extra, block[eg_w:op_d], extra, block[op_d:]])
 
 
-def to_rectangles(block: np.ndarray, width: int, odd: bool = False) -> np.ndarray:
-    """A block of windows as a block of rectangles: its dense and kings' weights kept, the
-    rectangles' weights zero (a fit of the rectangles can start from it)."""
-    op_d = layout(width, odd=odd)[2]
-    rect = np.zeros(layout(width, rect=True)[2], dtype=block.dtype)
-    return np.concatenate([rect, block[op_d:]])
+def to_rectangles(block: np.ndarray, width: int, odd: bool = False, rect: int = RECT_ALONE,
+                  was: int = 0) -> np.ndarray:
+    """A block of one model (``odd``; ``was``: its rectangles) as a block of another with
+    rectangles (``rect``: alone, or after the first family of windows): the dense and
+    kings' weights kept, the first family's where both have it, the rectangles' where
+    both have them; the rest zero (a fit can start from it)."""
+    _, eg_w, op_d, _, _ = layout(width, odd=odd, rect=was)
+    rsize = layout(width, rect=RECT_ALONE)[1]
+    first = 0 if rect == RECT_ALONE else windows(width) * NCONFIG
+    parts = []
+    for f in (block[:eg_w], block[eg_w:op_d]):     # opening, endgame
+        part = np.zeros(first + rsize, dtype=block.dtype)
+        if first and was != RECT_ALONE:
+            part[:first] = f[:first]
+        if was:
+            part[first:] = f[len(f) - rsize:]
+        parts.append(part)
+    return np.concatenate([*parts, block[op_d:]])
 
 
 def expected_result(score, k: float = 200.0):

@@ -29,7 +29,9 @@ the top six and the bottom six: 8 on the 10x10 board (rows 0-5 and 4-9), 6 on th
 board puts rectangle ``u`` on ``n - 1 - u``, and read, updated and turned as the
 windows are (:func:`square_slots`, :data:`RECT_TURNED`).  Every man and the
 squares one row ahead and behind it lie in one rectangle together, so the men's local
-terms ride in them too.
+terms ride in them too.  Or they join the first family (``rect`` 2, :data:`RECT_PLUS`):
+the 4x4 windows first, numbered as alone, then the rectangles, numbered after them; each
+window's weights start where the families before it end (:func:`window_bases`).
 
 Turkish draughts plays on all 64 squares (bit = row * 8 + column): its windows are
 2 rows by 4 columns, 8 squares too, starting at rows 0-6 and columns 0, 2, 4 (21
@@ -70,18 +72,30 @@ SCALE = 16
 PHASE_ONE = 256                        # phase: 256 with all start pieces, 0 with none
 
 
-def windows(width: int, full: bool = False, odd: bool = False, rect: bool = False) -> int:
-    """The number of windows on a board of this width (``full``: the plain 8x8 board;
-    ``odd``: with the second family, at odd columns; ``rect``: the rectangles instead)."""
+RECT_ALONE, RECT_PLUS = 1, 2            # ``rect``: the rectangles alone, or after the windows
+
+
+def families(width: int, full: bool = False, odd: bool = False,
+             rect: int = 0) -> list[tuple[int, int]]:
+    """(windows, contents of one) of each family of a model, in its block's order: on a
+    board of this width (``full``: the plain 8x8 board), with the second family
+    (``odd``), the rectangles alone (``rect`` 1) or after the first family (2)."""
+    per = width // 2 - 1
     if rect:
         if full or odd:
             raise ValueError("rectangles are a model of their own, on a diagonal board")
-        return 2 * (width // 2 - 1)
+        rects = (2 * per, RCONFIG)
+        return [rects] if rect == RECT_ALONE else [((width - 3) * per, NCONFIG), rects]
     if full:
         if odd:
             raise ValueError("the plain 8x8 board has one family of windows")
-        return FULL_BANDS * FULL_PER
-    return (width - 3) * (width // 2 - 1) + (odd_windows(width) if odd else 0)
+        return [(FULL_BANDS * FULL_PER, NCONFIG)]
+    return [((width - 3) * per, NCONFIG)] + ([(odd_windows(width), NCONFIG)] if odd else [])
+
+
+def windows(width: int, full: bool = False, odd: bool = False, rect: int = 0) -> int:
+    """The number of windows of a model (:func:`families`)."""
+    return sum(n for n, _ in families(width, full, odd, rect))
 
 
 def odd_windows(width: int) -> int:
@@ -89,18 +103,22 @@ def odd_windows(width: int) -> int:
     return (width - 3) * (width // 2 - 2)
 
 
-def contents(rect: bool = False) -> int:
-    """The contents a window can hold: its weights' stride in a block."""
-    return RCONFIG if rect else NCONFIG
+def window_bases(width: int, full: bool = False, odd: bool = False,
+                 rect: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(where each window's weights start in the block, its contents): the families'
+    windows one after another."""
+    size = np.array([s for n, s in families(width, full, odd, rect) for _ in range(n)],
+                    dtype=np.int64)
+    return np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64), size
 
 
 def layout(width: int, full: bool = False, odd: bool = False,
-           rect: bool = False) -> tuple[int, int, int, int, int]:
+           rect: int = 0) -> tuple[int, int, int, int, int]:
     """Offsets of (opening windows, endgame windows, opening dense, endgame dense) in a
     weight block, and its size.  The kings' terms follow the endgame dense weights, opening
     then endgame, ``KING_TERMS`` each (a block written before they were, without them,
     reads them as zero: ``engine.weights``)."""
-    nw = windows(width, full, odd, rect) * contents(rect)
+    nw = sum(n * s for n, s in families(width, full, odd, rect))
     return 0, nw, 2 * nw, 2 * nw + NDENSE, 2 * nw + 2 * NDENSE + 2 * KING_TERMS
 
 
@@ -162,18 +180,20 @@ def _add_slot(out, x, u, power):
     out[x, 1] = n + 1
 
 
-def square_slots(width: int, rect: bool = False) -> np.ndarray:
+def square_slots(width: int, rect: int = 0) -> np.ndarray:
     """For each bit of a square: ``[n1, n, u1, p1, ..., u16, p16]``: the windows ``u`` the
     square lies in (the first ``n1`` of the first family, all ``n`` with the second) and
     its power of three ``p`` in each window's code (a White man there adds ``p`` to
     White's index of the window, a Black man ``2 * p``).  The incremental update of the
-    windows (``engine.eval.windows_after``) reads it.  ``rect``: the rectangles instead
-    (one family, at most 4 a square)."""
+    windows (``engine.eval.windows_after``) reads it.  ``rect``: the rectangles alone (1:
+    at most 4 a square), or after the first family (2: ``n1`` counts both)."""
     half = width // 2
     per = half - 1
     # Each band of rows: its first window's number, its first row and its rows.
-    bands = ([(0, 0, RECT_ROWS), (per, width - RECT_ROWS, RECT_ROWS)] if rect
-             else [(r0 * per, r0, 4) for r0 in range(width - 3)])
+    bands = [] if rect == RECT_ALONE else [(r0 * per, r0, 4) for r0 in range(width - 3)]
+    if rect:
+        at = 0 if rect == RECT_ALONE else (width - 3) * per
+        bands += [(at, 0, RECT_ROWS), (at + per, width - RECT_ROWS, RECT_ROWS)]
     out = np.zeros((64, SLOTS_AT + 2 * MAX_SLOTS), dtype=np.int64)
     for r, first in enumerate(row_bits(width)):
         for q in range(half):

@@ -1,7 +1,8 @@
 """The pattern evaluation against its slow twin, and its colour symmetry.
 
 The twin reads each 4x4 window (both families: at even and at odd columns), or each rectangle of
-4 columns by 6 rows, square by square on (row, column) coordinates, with the
+4 columns by 6 rows (alone, or after the first family), square by square on (row, column)
+coordinates, with the
 board turned 180 degrees for Black, and sums the weights as engine/patterns.py's
 docstring defines them; it shares no table with the kernel.  Both run on thousands of
 random positions of the 10x10 and 8x8 boards with random weights.
@@ -16,7 +17,8 @@ import pytest
 from engine import BLACK, WHITE, Position, get_variant, start_position
 from engine import eval as ev
 from engine import weights as wt
-from engine.patterns import KING_TERMS, NCONFIG, NDENSE, PHASE_ONE, SCALE, contents, layout, windows
+from engine.patterns import (KING_TERMS, NCONFIG, NDENSE, PHASE_ONE, RCONFIG, RECT_ALONE, RECT_PLUS,
+                             SCALE, layout, windows)
 from engine.variants import VARIANTS
 
 BOARDS = ["international", "russian", "english", "antidraughts", "breakthrough"]
@@ -42,15 +44,14 @@ def slow_pips(pos: Position) -> int:
 
 
 def slow_learned(pos: Position, block: np.ndarray, odd: bool = False, pip: bool = False,
-                 rect: bool = False) -> int:
+                 rect: int = 0) -> int:
     v = pos.variant
     width, n, full = v.width, v.nsquares, v.full_board
     board = {coords(width, s, full): pos.piece_at(s) for s in range(1, n + 1)}
     nw = windows(width, full, odd, rect)
     op_w, eg_w, op_d, eg_d, _ = layout(width, full, odd, rect)
-    rows = 2 if full else 6 if rect else 4      # windows of 2x4 squares on the full board
 
-    def index(view, r0, c0, own, opp):
+    def index(view, r0, c0, own, opp, rows):
         idx, i = 0, 0
         for r in range(r0, r0 + rows):
             for c in range(c0, c0 + 4):
@@ -62,19 +63,25 @@ def slow_learned(pos: Position, block: np.ndarray, odd: bool = False, pip: bool 
 
     white_view = lambda r, c: board[(r, c)]
     black_view = lambda r, c: board[(width - 1 - r, width - 1 - c)]
-    corners = [(r, c) for r in range(width + 1 - rows) for c in range(0, width - 3, 2)]
+    # Each window: (its top row, left column, rows, contents); 2x4 on the full board.
+    rows = 2 if full else 4
+    corners = [(r, c, rows, NCONFIG) for r in range(width + 1 - rows)
+               for c in range(0, width - 3, 2)]
+    if rect == RECT_ALONE:
+        corners = []
     if rect:                                    # the top six rows and the bottom six
-        corners = [(r, c) for r in (0, width - rows) for c in range(0, width - 3, 2)]
+        corners += [(r, c, 6, RCONFIG) for r in (0, width - 6) for c in range(0, width - 3, 2)]
     if odd:                                     # the second family: 4x4 at odd columns
-        corners += [(r, c) for r in range(width - 3) for c in range(1, width - 4, 2)]
+        corners += [(r, c, 4, NCONFIG) for r in range(width - 3) for c in range(1, width - 4, 2)]
     assert len(corners) == nw
     op = eg = 0
-    size = contents(rect)
-    for w, (r0, c0) in enumerate(corners):
-        iw = index(white_view, r0, c0, "w", "b")
-        ib = index(black_view, r0, c0, "b", "w")
-        op += block[op_w + w * size + iw] - block[op_w + w * size + ib]
-        eg += block[eg_w + w * size + iw] - block[eg_w + w * size + ib]
+    at = 0                                      # where the window's weights start
+    for r0, c0, rows, size in corners:
+        iw = index(white_view, r0, c0, "w", "b", rows)
+        ib = index(black_view, r0, c0, "b", "w", rows)
+        op += block[op_w + at + iw] - block[op_w + at + ib]
+        eg += block[eg_w + at + iw] - block[eg_w + at + ib]
+        at += size
 
     if full:        # no slow twin of the full board's terms: the test zeroes their weights
         assert not block[op_d:op_d + 2 * NDENSE].any()
@@ -193,7 +200,7 @@ def random_position(variant, rng: random.Random) -> Position:
 
 
 def random_block(width: int, seed: int, full: bool = False, odd: bool = False,
-                 rect: bool = False) -> np.ndarray:
+                 rect: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
     return rng.integers(-3000, 3000, size=layout(width, full, odd, rect)[-1]).astype(np.int64)
 
@@ -216,8 +223,8 @@ def test_the_full_boards_windows_agree_with_their_slow_twin(pip):
         assert fast == slow_learned(pos, block, pip=pip), pos
 
 
-@pytest.mark.parametrize("odd,pip,rect", [(False, False, False), (True, False, False),
-                                          (False, True, False), (False, True, True)])
+@pytest.mark.parametrize("odd,pip,rect", [(False, False, 0), (True, False, 0), (False, True, 0),
+                                          (False, True, RECT_ALONE), (False, False, RECT_PLUS)])
 @pytest.mark.parametrize("name", BOARDS)
 def test_the_kernel_agrees_with_its_slow_twin(name, odd, pip, rect):
     v = get_variant(name)
@@ -260,7 +267,10 @@ def mirrored(pos: Position) -> Position:
 @pytest.mark.parametrize("name,odd,pip,rect", [(n, False, False, False) for n in ALL_BOARDS]
                          + [("international", True, False, False), ("russian", True, False, False),
                             ("international", False, True, False), ("turkish", False, True, False),
-                            ("international", False, True, True), ("russian", False, False, True)])
+                            ("international", False, True, RECT_ALONE),
+                            ("russian", False, False, RECT_ALONE),
+                            ("international", False, True, RECT_PLUS),
+                            ("english", False, False, RECT_PLUS)])
 def test_a_mirrored_position_scores_the_same_for_its_side_to_move(name, odd, pip, rect):
     # The score is the side to move's: the mirror (colours swapped, the other side to
     # move) is the same position seen from the other chair, so the same score; from
@@ -473,6 +483,37 @@ def test_rectangles_load_start_from_windows_and_a_mismatch_is_refused(tmp_path):
     with pytest.raises(wt.WeightsError, match="rectangles") as info:
         wt.load(bad, v)
     assert str(bad) in str(info.value)
+    np.savez(bad, block=rect.astype(np.int32), width=10, rect=3, version="x")
+    with pytest.raises(wt.WeightsError, match="rect 3") as info:
+        wt.load(bad, v)
+    assert str(bad) in str(info.value)
+
+
+def test_the_rectangles_after_the_windows_start_from_either_model():
+    # A block of windows made a block of windows and rectangles (RECT_PLUS) keeps its
+    # windows, dense and kings' weights: with the rectangles at zero it scores every
+    # position as before.  From a block of rectangles alone it keeps the rectangles too,
+    # and back to the rectangles alone it gives them back as they were.
+    from engine import learn
+    v = get_variant("international")
+    T = ev.eval_tables(v)
+    block = random_block(10, 10)
+    plus = learn.to_rectangles(block, 10, rect=RECT_PLUS)
+    _, eg_w, op_d, _, size = layout(10, rect=RECT_PLUS)
+    first = windows(10) * NCONFIG
+    assert len(plus) == size and not plus[first:eg_w].any() and not plus[eg_w + first:op_d].any()
+    one = wt.learned(block, 10, "one", variant=v)
+    two = wt.learned(plus, 10, "two", variant=v, rect=RECT_PLUS)
+    assert two.weights[ev.LEARNED] == 36 and two.weights[ev.LEARNED_RECT] == RECT_PLUS
+    rng = random.Random("to-plus")
+    for _ in range(300):
+        pos = random_position(v, rng)
+        assert (ev.evaluate(*pos.words, v.table, T, one.weights)
+                == ev.evaluate(*pos.words, v.table, T, two.weights)), pos
+    rect = random_block(10, 11, rect=RECT_ALONE)
+    plus = learn.to_rectangles(rect, 10, rect=RECT_PLUS, was=RECT_ALONE)
+    back = learn.to_rectangles(plus, 10, rect=RECT_ALONE, was=RECT_PLUS)
+    assert np.array_equal(back, rect) and not plus[:first].any()
 
 
 @pytest.mark.parametrize("name", BOARDS)
@@ -520,7 +561,10 @@ def test_hand_weights_and_empty_windows_are_the_hand_evaluation(name):
 @pytest.mark.parametrize("name,odd,pip,rect", [(n, False, False, False) for n in ALL_BOARDS]
                          + [("international", True, False, False), ("english", True, False, False),
                             ("international", False, True, False), ("turkish", False, True, False),
-                            ("international", False, True, True), ("english", False, False, True)])
+                            ("international", False, True, RECT_ALONE),
+                            ("english", False, False, RECT_ALONE),
+                            ("international", False, True, RECT_PLUS),
+                            ("russian", False, False, RECT_PLUS)])
 def test_the_fit_scores_positions_as_the_kernel_does(name, odd, pip, rect):
     # rafle train reads windows through engine.patterns.window_indices, the kernel through
     # its own summing loop: with the same weights both give the same score.
@@ -541,12 +585,14 @@ def test_the_fit_scores_positions_as_the_kernel_does(name, odd, pip, rect):
     for i, p in enumerate(pos):
         kernel = ev.evaluate(*p.words, v.table, T, e.weights)
         white = kernel if p.turn == WHITE else -kernel
-        assert abs(learn._score(i, *feats, fit.theta, fit.eg_w, fit.op_d, fit.eg_d) - white) <= 1, p
+        assert abs(learn._score(i, *feats, fit.theta, fit.bases, fit.eg_w, fit.op_d, fit.eg_d)
+                   - white) <= 1, p
 
 
 @pytest.mark.parametrize("name,odd,rect", [(n, False, False) for n in ALL_BOARDS]
                          + [("international", True, False), ("brazilian", True, False),
-                            ("international", False, True), ("russian", False, True)])
+                            ("international", False, RECT_ALONE), ("russian", False, RECT_ALONE),
+                            ("international", False, RECT_PLUS), ("english", False, RECT_PLUS)])
 def test_windows_updated_move_by_move_equal_windows_read_afresh(name, odd, rect):
     # The search keeps each window's index and the windows' sum, and a move updates only
     # the windows of the squares that changed (engine.eval.windows_after).

@@ -831,13 +831,16 @@ def test_the_evaluation_updated_move_by_move_equals_the_full_one_on_every_node(n
     assert _evaluations_checked(s, get_variant(name), random.Random(name + "check"), 12) > 3000
 
 
-def test_the_rectangles_updated_move_by_move_equal_the_full_evaluation_on_every_node(tmp_path):
-    # The same check with a weight file of rectangles (engine.patterns, random weights).
+@pytest.mark.parametrize("rect", [1, 2])
+def test_the_rectangles_updated_move_by_move_equal_the_full_evaluation_on_every_node(tmp_path,
+                                                                                     rect):
+    # The same check with a weight file of rectangles (engine.patterns, random weights):
+    # alone (1), or after the first family of windows (2).
     from engine.patterns import layout
     path = tmp_path / "rect.npz"
     rng = np.random.default_rng(12)
-    np.savez(path, block=rng.integers(-3000, 3000, layout(10, rect=True)[-1]).astype(np.int32),
-             width=10, rect=True, phase="pip", version="rect-random")
+    np.savez(path, block=rng.integers(-3000, 3000, layout(10, rect=rect)[-1]).astype(np.int32),
+             width=10, rect=rect, phase="pip", version="rect-random")
     s = Searcher(16)
     for name, value in {"book": "false", "eval-check": "true", "weights": str(path)}.items():
         assert s.set_option(name, value), name

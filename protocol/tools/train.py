@@ -30,7 +30,7 @@ import zlib
 
 import numpy as np
 
-from engine import BadInput, get_variant
+from engine import RECT_ALONE, RECT_PLUS, BadInput, get_variant
 from engine import (Fit, eval_tables, expected_result, extract_features, to_rectangles,
                     weight_block, widen)
 
@@ -71,6 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "on 10x10) instead of the 4x4 windows (diagonal boards; kept when --init "
                         "has them; from --init without them, its dense and kings' weights are "
                         "kept and the rectangles start at zero)")
+    p.add_argument("--rectangles-too", action="store_true",
+                   help="the rectangles of 12 squares after the first family of 4x4 windows, both "
+                        "read (diagonal boards; kept when --init has them; from --init without "
+                        "them, its windows, dense and kings' weights are kept and the rectangles "
+                        "start at zero)")
     p.add_argument("--pip-phase", action="store_true",
                    help="blend the opening and endgame weights by the rows the men still have to "
                         "go (Scan's pip count) instead of by the pieces left (kept when --init "
@@ -160,19 +165,22 @@ def main(argv: list[str]) -> int:
         if not 0 <= args.blend <= 1 or not 0 < args.valid < 1 or args.epochs < 0:
             raise BadInput("--lambda must be in 0..1, --valid in (0, 1), --epochs at least 0")
         init, odd, pip, rect = (weight_block(args.init, variant) if args.init
-                                else (None, False, False, False))
+                                else (None, False, False, 0))
         pip = pip or args.pip_phase
-        if (args.odd_windows or args.rectangles) and variant.full_board:
+        want = RECT_ALONE if args.rectangles else RECT_PLUS if args.rectangles_too else 0
+        if (args.odd_windows or want) and variant.full_board:
             raise BadInput(f"{variant.name}'s plain 8x8 board has no second family of windows and no "
                            "rectangles")
-        if args.odd_windows and (args.rectangles or rect):
+        if args.rectangles and args.rectangles_too:
+            raise BadInput("--rectangles and --rectangles-too are two models: choose one")
+        if args.odd_windows and (want or rect):
             raise BadInput("--odd-windows and the rectangles are two models: choose one")
-        if args.rectangles and init is not None and not rect:
-            init, odd = to_rectangles(init, variant.width, odd), False
+        if want and init is not None and rect != want:
+            init, odd = to_rectangles(init, variant.width, odd, want, rect), False
         if args.odd_windows and init is not None and not odd:
             init = widen(init, variant.width)
         odd = odd or args.odd_windows
-        rect = rect or args.rectangles
+        rect = want or rect
         fit = Fit(variant.width, k=args.k, lr=args.lr, l2=args.l2, goal=variant.goal,
                   init=init, full=variant.full_board, odd=odd, rect=rect)
     except BadInput as exc:
