@@ -520,12 +520,15 @@ def _window_at(wm, bm, u, width, T, W):
 @njit(cache=True, nogil=True, _nrt=False)
 def window_sum(wm, bm, width, T, W, idx):
     """The windows' packed sum (``LEARNED_AT``) for White's men ``wm`` and Black's ``bm``,
-    where each window's weight is in ``W`` written to ``idx`` (the search keeps them to
-    update, :func:`windows_after`).  Read at the root of a search only: window by window."""
+    each window's entry written to ``idx`` (the search keeps them to update,
+    :func:`windows_after`) as an offset from ``LEARNED_AT + u * stride`` (the model's
+    :func:`window_form`: the rectangles after the windows lie past that, at the same
+    offset for every content).  Read at the root of a search only: window by window."""
+    stride = window_form(T, W)[2]
     acc = 0
     for u in range(W[LEARNED]):
         i = _window_at(wm, bm, u, width, T, W)
-        idx[u] = i
+        idx[u] = i - (LEARNED_AT + u * stride)
         acc += W[i]
     return acc
 
@@ -560,13 +563,13 @@ def _shift_men(touched, idx, men, sign, both, slots, T):
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def windows_after(acc, idx, p, q, wm, bm, wm2, bm2, T, W, form):
     """The windows' sum after the men went from (``wm``, ``bm``) to (``wm2``, ``bm2``), from
-    the sum ``acc`` before; the windows' entries in ``W`` before, ``idx[p]``, are copied to
-    ``idx[q]`` and updated there: only the windows of the squares that changed are read
-    again.  First every entry is brought up to date, then each window changed is read once
-    (its old and new weight: loads that do not wait on one another).  ``form``: the model's
-    :func:`window_form`, read once a search (a branch here on the model slowed the search
-    by 6-12%)."""
-    both, slots = form
+    the sum ``acc`` before; the windows' entries before, ``idx[p]`` (:func:`window_sum`), are
+    copied to ``idx[q]`` and updated there: only the windows of the squares that changed are
+    read again.  First every entry is brought up to date, then each window changed is read
+    once (its old and new weight: loads that do not wait on one another).  ``form``: the
+    model's :func:`window_form`, read once a search (a branch here on the model slowed the
+    search by 6-12%; entries kept whole in ``W``, without the stride, by 7%)."""
+    both, slots, stride = form
     for u in range(W[LEARNED]):
         idx[q, u] = idx[p, u]
     row = idx[q]
@@ -577,21 +580,23 @@ def windows_after(acc, idx, p, q, wm, bm, wm2, bm2, T, W, form):
     while touched:
         u = lsb_index(touched)
         touched &= touched - 1
-        acc += W[ix(row[u])] - W[ix(idx[p, u])]
+        base = LEARNED_AT + u * stride
+        acc += W[ix(base) + ix(row[u])] - W[ix(base) + ix(idx[p, u])]
     return acc
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def window_form(T, W):
-    """``(both, slots)`` of a learned evaluation's windows for :func:`windows_after`: 1 to
-    read every window of a square's row in ``T`` (else the first family's alone), and where
+    """``(both, slots, stride)`` of a learned evaluation's windows for :func:`windows_after`:
+    1 to read every window of a square's row in ``T`` (else the first family's alone), where
     the squares' windows are in ``T`` (T_SLOTS, T_RSLOTS for the rectangles, T_PSLOTS for
-    the windows and the rectangles)."""
+    the windows and the rectangles), and the stride of the entries' offsets
+    (:func:`window_sum`)."""
     if W[LEARNED_RECT] == RECT_ALONE:
-        return 0, T_RSLOTS
+        return 0, T_RSLOTS, RCONFIG
     if W[LEARNED_RECT] == RECT_PLUS:
-        return 0, T_PSLOTS
-    return (1 if W[LEARNED] > T[T_NW] else 0), T_SLOTS
+        return 0, T_PSLOTS, NCONFIG
+    return (1 if W[LEARNED] > T[T_NW] else 0), T_SLOTS, NCONFIG
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")

@@ -485,7 +485,7 @@ def _knobs(P, V, T, W):
                  P[P_FUTILITY_DEPTH], goal, P[P_EGDB], P[P_EGDB_ROOT],
                  P[P_GATE] != 0, P[P_NESTED] != 0, P[P_TT_FIRST] != 0, P[P_QS_THREATS] != 0,
                  P[P_QS_EXCHANGES],
-                 windows, window_form(T, W) if windows else (0, 0),
+                 windows, window_form(T, W) if windows else (0, 0, 0),
                  windows and P[P_EVAL_CHECK] != 0,
                  P[P_EVAL_CACHE] != 0 and P[P_EVAL_CHECK] == 0, P[P_MALUS] != 0,
                  P[P_COUNTER] != 0, P[P_SINGULAR], P[P_SINGULAR_MARGIN], P[P_IIR],

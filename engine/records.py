@@ -75,5 +75,5 @@ def new_workspace() -> Workspace:
                      np.zeros(MAX_PLY + 1, dtype=np.int64), 0,
                      new_move_buffer(MAX_PLY), new_state(),
                      np.zeros(C_SIZE, dtype=np.int64), np.zeros(P_SIZE, dtype=np.int64),
-                     np.zeros((MAX_PLY, 64), dtype=np.int32),    # 49 windows at most; W entries < 2^31
+                     np.zeros((MAX_PLY, 64), dtype=np.int32),    # 49 windows at most, entries < 2^31
                      np.zeros((EVAL_SLOTS, 2), dtype=np.int64))
