@@ -72,7 +72,9 @@ SCALE = 16
 PHASE_ONE = 256                        # phase: 256 with all start pieces, 0 with none
 
 
-RECT_ALONE, RECT_PLUS = 1, 2            # ``rect``: the rectangles alone, or after the windows
+RECT_ALONE, RECT_PLUS = 1, 2
+"""A model's rectangles of 12 squares (a weight file's ``rect``): alone (1), or after the first
+family of 4x4 windows (2); 0 is none."""
 
 
 def families(width: int, full: bool = False, odd: bool = False,
