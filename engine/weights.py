@@ -58,7 +58,8 @@ def shipped(variant) -> Path:
 LIMIT = 1 << 24      # a window weight's bound: 56 of them sum inside 32 bits (28 entries of two)
 MEN_LIMIT = 1 << 20  # the bound of a man's dense weights, which ride in the windows too: 40 men's
                      # four single terms (under 2^28) and their six weights of local terms
-                     # (under 2^28) add to the windows' 56 * 2^24, inside 2^31
+                     # (under 2^28) add to the windows' 56 * 2^24, inside 2^31 (72 * 2^24 with
+                     # the rectangles after the windows: still inside)
 
 
 def _both_sides(w: np.ndarray, fams: list[tuple[int, int]]) -> np.ndarray:
