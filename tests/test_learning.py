@@ -236,19 +236,27 @@ def _start_loss(capsys, data, out, *extra) -> float:
     return float(next(x for x in lines if x.startswith("epoch 0")).split()[-1])
 
 
+def _windows_fit(tmp_path, capsys, seed: int):
+    """Synthetic international positions, ``rafle train`` on them as ``run(out, *extra)`` (the
+    start's held-out loss) and a file of windows fitted to them for 2 epochs: (data, run, one)."""
+    data = tmp_path / "s.npz"
+    synthetic(data, get_variant("international"), n=3000, seed=seed)
+
+    def run(out, *extra):
+        return _start_loss(capsys, data, out, *extra)
+
+    one = tmp_path / "one.npz"
+    run(one, "--epochs", "2")
+    return data, run, one
+
+
 def test_the_richer_model_starts_from_one_family_weights_and_plays(tmp_path, capsys):
     # --odd-windows adds the second family of windows: started from one-family weights its
     # windows are zero, so epoch 0 scores as the start did; the file says so, loads and
     # plays, and a fit from it keeps the model without the flag.
     v = get_variant("international")
-    data = tmp_path / "s.npz"
-    synthetic(data, v, n=3000, seed=7)
-    one, two, on = tmp_path / "one.npz", tmp_path / "two.npz", tmp_path / "on.npz"
-
-    def run(out, *extra):
-        return _start_loss(capsys, data, out, *extra)
-
-    run(one, "--epochs", "2")
+    data, run, one = _windows_fit(tmp_path, capsys, 7)
+    two, on = tmp_path / "two.npz", tmp_path / "on.npz"
     start = run(one, "--init", str(one), "--epochs", "0")
     assert run(two, "--init", str(one), "--odd-windows", "--epochs", "0") == start
     with np.load(one) as a, np.load(two) as b:
@@ -277,14 +285,8 @@ def test_the_rectangles_start_from_windows_weights_fit_and_play(tmp_path, capsys
     # windows file, its dense and kings' weights are kept (the rectangles at zero, so the
     # start scores as those weights without windows); the file says rect, and plays.
     v = get_variant("international")
-    data = tmp_path / "s.npz"
-    synthetic(data, v, n=3000, seed=8)
-    one, rect, on = tmp_path / "one.npz", tmp_path / "rect.npz", tmp_path / "on.npz"
-
-    def run(out, *extra):
-        return _start_loss(capsys, data, out, *extra)
-
-    run(one, "--epochs", "2")
+    data, run, one = _windows_fit(tmp_path, capsys, 8)
+    rect, on = tmp_path / "rect.npz", tmp_path / "on.npz"
     run(rect, "--init", str(one), "--rectangles", "--epochs", "0")
     op_d = layout(10)[2]
     with np.load(one) as a, np.load(rect) as b:
@@ -317,14 +319,8 @@ def test_the_rectangles_after_the_windows_keep_the_windows_and_fit(tmp_path, cap
     # these positions, scored by dense terms alone, any pattern's fit adds noise: whether
     # the loss falls is the real data's question, docs/evaluation.md.)
     v = get_variant("international")
-    data = tmp_path / "s.npz"
-    synthetic(data, v, n=3000, seed=9)
-    one, plus, on = tmp_path / "one.npz", tmp_path / "plus.npz", tmp_path / "on.npz"
-
-    def run(out, *extra):
-        return _start_loss(capsys, data, out, *extra)
-
-    run(one, "--epochs", "2")
+    data, run, one = _windows_fit(tmp_path, capsys, 9)
+    plus, on = tmp_path / "plus.npz", tmp_path / "on.npz"
     start = run(plus, "--init", str(one), "--rectangles-too", "--epochs", "0")
     assert start == run(tmp_path / "same.npz", "--init", str(one), "--epochs", "0")
     _, eg_w, op_d, _, size = layout(10)
