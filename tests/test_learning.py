@@ -236,6 +236,16 @@ def _start_loss(capsys, data, out, *extra) -> float:
     return float(next(x for x in lines if x.startswith("epoch 0")).split()[-1])
 
 
+def _plays(path, v, name: str) -> None:
+    """A Searcher given the weight file ``path`` names its evaluation ``name`` and, from
+    ``v``'s start, searches to depth 5 to a legal move."""
+    s = Searcher(16)
+    s.resources.use_weights(str(path))
+    assert s.resources.evaluation_for(v).name == name
+    pos = start_position(v)
+    assert s.search(pos, [], Limits(depth=5)).pv[0] in legal_moves(pos)
+
+
 def _windows_fit(tmp_path, capsys, seed: int):
     """Synthetic international positions, ``rafle train`` on them as ``run(out, *extra)`` (the
     start's held-out loss) and a file of windows fitted to them for 2 epochs: (data, run, one)."""
@@ -265,11 +275,7 @@ def test_the_richer_model_starts_from_one_family_weights_and_plays(tmp_path, cap
     run(on, "--init", str(two), "--epochs", "2")
     e = wt.load(on, v)
     assert e.weights[ev.LEARNED] == 49
-    s = Searcher(16)
-    s.resources.use_weights(str(on))
-    assert s.resources.evaluation_for(v).name == "on"
-    pos = start_position(v)
-    assert s.search(pos, [], Limits(depth=5)).pv[0] in legal_moves(pos)
+    _plays(on, v, "on")
     turkish = tmp_path / "t.npz"
     synthetic_full = cli(["selfplay", "--variant", "turkish", "--games", "1", "--nodes", "200",
                           "--jobs", "1", "--out", str(turkish), "--quiet", "--eval", "hand"])
@@ -298,11 +304,7 @@ def test_the_rectangles_start_from_windows_weights_fit_and_play(tmp_path, capsys
         assert bool(c["rect"]) and float(c["valid_loss"]) < fitted
     e = wt.load(on, v)
     assert e.weights[ev.LEARNED] == 8 and e.weights[ev.LEARNED_RECT] == 1
-    s = Searcher(16)
-    s.resources.use_weights(str(on))
-    assert s.resources.evaluation_for(v).name == "on"
-    pos = start_position(v)
-    assert s.search(pos, [], Limits(depth=5)).pv[0] in legal_moves(pos)
+    _plays(on, v, "on")
     capsys.readouterr()
     assert cli(["train", "--data", str(data), "--out", str(tmp_path / "x.npz"), "--rectangles",
                 "--odd-windows"]) == 2
@@ -336,10 +338,7 @@ def test_the_rectangles_after_the_windows_keep_the_windows_and_fit(tmp_path, cap
         assert int(c["rect"]) == 2 and np.count_nonzero(rects) > 1000
     e = wt.load(on, v)
     assert e.weights[ev.LEARNED] == 36 and e.weights[ev.LEARNED_RECT] == 2
-    s = Searcher(16)
-    s.resources.use_weights(str(on))
-    pos = start_position(v)
-    assert s.search(pos, [], Limits(depth=5)).pv[0] in legal_moves(pos)
+    _plays(on, v, "on")
 
 
 def test_the_pip_phase_is_fitted_written_and_kept_from_its_start(tmp_path, capsys):
@@ -365,10 +364,7 @@ def test_the_pip_phase_is_fitted_written_and_kept_from_its_start(tmp_path, capsy
     plain_loss = run(tmp_path / "x.npz", "--init", str(tmp_path / "plain.npz"), "--epochs", "0")
     assert plain_loss > best + 1e-4
     assert wt.load(again, v).weights[ev.LEARNED_PIP] == 300
-    s = Searcher(16)
-    s.resources.use_weights(str(again))
-    pos = start_position(v)
-    assert s.search(pos, [], Limits(depth=5)).pv[0] in legal_moves(pos)
+    _plays(again, v, "again")
 
 
 def test_every_goal_and_the_full_board_fit_play_and_name_their_weights(tmp_path):
