@@ -115,6 +115,7 @@ P_EVAL_CHECK = kernel_slot("eval-check")        # debug: check the updated evalu
 P_EVAL_CACHE = kernel_slot("eval-cache")        # keep recent static evaluations
 P_MALUS = kernel_slot("history-malus")          # moves searched before a cut lose history
 P_COUNTER = kernel_slot("counter-moves")        # counter-moves ordered after the killers
+P_RATE = kernel_slot("history-rate")            # history as a rate of best moves (Scan's)
 P_SINGULAR = kernel_slot("singular-depth")      # singular extensions from this depth, 0 = off
 P_SINGULAR_MARGIN = kernel_slot("singular-margin")
 P_IIR = kernel_slot("iir-depth")                # internal iterative reduction, 0 = off
@@ -146,6 +147,7 @@ SG_NONE, SG_TEST, SG_EXTEND, SG_PLAIN = 0, 1, 2, 3   # F_SING: none, testing, si
 ENTER, STEP, RETURN, DONE = 0, 1, 2, 3    # the loop's modes; DONE: the root has returned
 
 HIST_MAX = 1 << 20
+RATE_HALF, RATE_SHIFT = 1 << 11, 6      # history-rate: hist - RATE_HALF in [0, 2 RATE_HALF)
 S_TT, S_CAPTURE, S_PROMOTE, S_KILLER1, S_KILLER2 = 1 << 30, 1 << 26, 1 << 25, 1 << 24, 1 << 23
 S_COUNTER = 1 << 22
 
@@ -188,6 +190,7 @@ class Knobs(NamedTuple):
     cache: bool               # recent static evaluations kept (eval-cache)
     malus: bool               # history-malus
     counter: bool             # counter-moves
+    rate: int                 # history-rate (0: off; 2: no killers)
     singular: int             # singular-depth (0: off)
     singular_margin: int      # singular-margin: hundredths a ply of depth
     iir: int                  # iir-depth (0: off)
@@ -329,6 +332,8 @@ def search_root(work, shared, tables, depth, alpha, beta):
                 v, mode = st[p, F_BEST], RETURN
                 if not qs and (p > 0 or P[P_EXCLUDED] == 0) and st[p, F_SING] != SG_TEST:
                     _store(st, p, tt_keys, tt_data, buf, knobs)
+                    if knobs.rate and st[p, F_BESTI] >= 0 and v > st[p, F_ALPHA0]:
+                        _rate(hist, buf, p, st[p, F_T], st[p, F_BESTI])
                 continue
             moves = buf[p]
             if not qs:
@@ -423,7 +428,7 @@ def _prepare(p, d, n, alpha, beta, ttmove, entry, st, buf, order, killers, hist,
     if n == 1 and p > 0:
         st[p, F_DEPTH] = d + 1
     _order(p, n, k, t, ttmove, buf[p], order, killers, hist,
-           _counter_move(p, t, st, buf, hist, knobs))
+           _counter_move(p, t, st, buf, hist, knobs), knobs.rate != 2)
     due = _futility_due(p, d, alpha, beta, buf[p, 0, 2], knobs)
     st[p, F_FUTILE] = (_static(p, st, V, T, W, knobs, ctl, evals)
                        + knobs.futility * d) if due else INF
@@ -488,7 +493,7 @@ def _knobs(P, V, T, W):
                  windows, window_form(T, W) if windows else (0, 0, 0),
                  windows and P[P_EVAL_CHECK] != 0,
                  P[P_EVAL_CACHE] != 0 and P[P_EVAL_CHECK] == 0, P[P_MALUS] != 0,
-                 P[P_COUNTER] != 0, P[P_SINGULAR], P[P_SINGULAR_MARGIN], P[P_IIR],
+                 P[P_COUNTER] != 0, P[P_RATE], P[P_SINGULAR], P[P_SINGULAR_MARGIN], P[P_IIR],
                  P[P_TT_KEEP])
 
 
@@ -716,12 +721,12 @@ def _root_moves(moves, n, w, b, k, t, P, EX, EC, EO, ED):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def _order(p, n, k, t, ttmove, moves, order, killers, hist, counter):
+def _order(p, n, k, t, ttmove, moves, order, killers, hist, counter, with_killers):
     """Step 8: the ordering scores of the node's moves: the TT move, captures (of kings
-    first), promotions, the two killers, the counter-move (``counter``, -1: none), then
-    history."""
-    k1 = killers[p, 0]
-    k2 = killers[p, 1]
+    first), promotions, the two killers (unless ``with_killers`` is off), the counter-move
+    (``counter``, -1: none), then history."""
+    k1 = killers[p, 0] if with_killers else -1
+    k2 = killers[p, 1] if with_killers else -1
     for j in range(n):
         frm = moves[j, 0]
         to = moves[j, 1]
@@ -925,7 +930,11 @@ def _cut(p, st, buf, killers, hist, tt_keys, tt_data, knobs):
     stored as a lower bound."""
     cur, t, d = st[p, F_CUR], st[p, F_T], st[p, F_DEPTH]
     m = buf[p, cur]
-    if m[2] == 0:
+    if knobs.rate:
+        if m[2] == 0 and knobs.rate == 1:
+            _killer(killers, p, m[0], m[1])
+        _rate(hist, buf, p, t, cur)
+    elif m[2] == 0:
         _reward(killers, hist, p, t, m[0], m[1], d)
         if knobs.counter and p > 0:
             prev = buf[p - 1, st[p - 1, F_CUR]]
@@ -1018,11 +1027,33 @@ def _drop_excluded(moves, n, P):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _reward(killers, hist, p, turn, frm, to, depth):
+def _killer(killers, p, frm, to):
     mid = tt.move_id(frm, to, 0)
     if killers[p, 0] != mid:
         killers[p, 1] = killers[p, 0]
         killers[p, 0] = mid
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _rate(hist, buf, p, turn, best):
+    """``history-rate``: the quiet move ``best`` of ply ``p`` (its best, above alpha) gains
+    1/64 of its distance to the top rate, the quiet moves searched before it lose 1/64 of
+    their distance to the bottom (a running rate of being the best, kept less RATE_HALF so
+    that a cleared table reads half)."""
+    for j in range(best + 1):
+        if buf[p, j, 2] != 0:
+            continue
+        frm, to = buf[p, j, 0], buf[p, j, 1]
+        h = hist[turn, frm, to]
+        if j == best:
+            hist[turn, frm, to] = h + ((RATE_HALF - h) >> RATE_SHIFT)
+        else:
+            hist[turn, frm, to] = h - ((h + RATE_HALF) >> RATE_SHIFT)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _reward(killers, hist, p, turn, frm, to, depth):
+    _killer(killers, p, frm, to)
     hist[turn, frm, to] += depth * depth
     if hist[turn, frm, to] > HIST_MAX:
         for a in range(2):                  # the history (not the counter-moves)

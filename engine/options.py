@@ -171,6 +171,11 @@ OPTIONS: tuple[Option, ...] = (
     _int("futility-depth", 1, 1, 8, "futility pruning up to this depth", kernel=True),
     _bool("history-malus", False, "at a cut, the quiet moves searched before the refutation "
           "lose history (as Scan's bad moves)", kernel=True),
+    _int("history-rate", 0, 0, 2, "the history as each quiet move's running rate of being "
+         "its node's best (Scan's): the best move of a node that beats alpha gains 1/64 of its "
+         "distance to the top, the quiet moves searched before it lose 1/64 of theirs (0: off, "
+         "the squared depths of the cuts; 1: with the killers; 2: without them, as Scan)",
+         kernel=True),
     _bool("counter-moves", False, "a quiet move that refuted the opponent's last move is "
           "tried after the killers when that move comes again", kernel=True),
     _int("singular-depth", 0, 0, 64, "singular extensions from this depth (0: off): where "

@@ -305,7 +305,8 @@ NEW_SWITCHES = [{"qs-threats": "true"}, {"threshold-gate": "false", "threshold-n
                 {"singular-depth": "4", "singular-margin": "2"}, {"iir-depth": "0"},
                 {"lmr-offers": "true"}, {"lmr-history": "1024"}, {"lmr-root": "true"}, {"tt-keep-deeper": "1"},
                 {"threshold-tt-first": "true"}, {"qs-exchanges": "1"},
-                {"qs-exchanges": "64"}, {"threshold-from": "2", "threshold-share": "3"}]
+                {"qs-exchanges": "64"}, {"threshold-from": "2", "threshold-share": "3"},
+                {"history-rate": "1"}, {"history-rate": "2"}]
 
 
 @pytest.mark.parametrize("switches", NEW_SWITCHES)
@@ -320,6 +321,50 @@ def test_the_search_switches_still_find_the_shots_with_exact_mate_distance(switc
         assert r.score == MATE - 5 and not r.move.captured, (fen, switches)
         after = play(pos, r.move)
         assert all(forced_win(play(after, reply), 3) for reply in legal_moves(after))
+
+
+def _rate_twin(rates, moves, best):
+    """history-rate read plainly: rates in [0, 4096); the best quiet move gains 1/64 of
+    its distance to 4096, each quiet move searched before it loses 1/64 of its rate."""
+    out = dict(rates)
+    for j, (frm, to, cap) in enumerate(moves[:best + 1]):
+        if cap:
+            continue
+        r = out.get((frm, to), 2048)
+        out[(frm, to)] = r + (4096 - r) // 64 if j == best else r - r // 64
+    return out
+
+
+def test_history_rate_equals_its_slow_twin():
+    from engine.negamax import RATE_HALF, _rate
+    rng = random.Random(7)
+    hist = np.zeros((4, 64, 64), dtype=np.int64)
+    buf = np.zeros((3, 12, 4), dtype=np.int64)
+    rates = {}
+    for _ in range(500):
+        n = rng.randint(1, 12)
+        moves = [(rng.randrange(50), rng.randrange(50), rng.choice([0, 0, 0, 1 << rng.randrange(50)]))
+                 for _ in range(n)]
+        for j, m in enumerate(moves):
+            buf[1, j, :3] = m
+        best = rng.randrange(n)
+        _rate(hist, buf, 1, 1, best)
+        rates = _rate_twin(rates, moves, best)
+        for (frm, to), r in rates.items():
+            assert hist[1, frm, to] + RATE_HALF == r
+    assert not hist[0].any() and not hist[2:].any()
+    assert 0 <= min(rates.values()) and max(rates.values()) < 4096 and len(set(rates.values())) > 10
+
+
+def test_history_rate_keeps_the_rates_in_range_over_a_search():
+    s = Searcher(16)
+    for name, value in {"book": "false", "history-rate": "1"}.items():
+        assert s.set_option(name, value)
+    r = s.search(start_position(), [], Limits(depth=9))
+    assert r.move in legal_moves(start_position())
+    from engine.negamax import RATE_HALF
+    hist = s.driver.work.hist[:2]
+    assert hist.any() and hist.min() >= -RATE_HALF and hist.max() < RATE_HALF
 
 
 def test_mate_distance_for_the_losing_side(searcher):
@@ -504,7 +549,7 @@ def test_options_are_validated():
                      "threshold-form", "threshold-margin", "threshold-interval", "threshold-slope",
                      "threshold-gate", "threshold-from", "threshold-share", "threshold-nested", "threshold-tt-first", "qs-threats", "qs-exchanges", "lmr-depth",
                      "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "lmr-log", "lmr-history", "lmr-offers", "lmr-root", "futility",
-                     "futility-depth", "history-malus",
+                     "futility-depth", "history-malus", "history-rate",
                      "counter-moves", "singular-depth", "singular-margin", "iir-depth", "tt-keep-deeper", "eval-cache", "eval-check", "time-horizon",
                      "time-pieces", "book", "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
     assert s.set_option("egdb-size", "0") and s.settings.egdb_size == 0
