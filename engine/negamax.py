@@ -926,8 +926,9 @@ def _counter_move(p, t, st, buf, hist, knobs):
 def _cut(p, st, buf, killers, hist, tt_keys, tt_data, knobs):
     """Step 10 at a cut of a full-width node: a quiet best move becomes a killer, earns
     history and (``counter-moves``) becomes the counter-move to the opponent's last move;
-    with ``history-malus`` the quiet moves searched before it lose history; the node is
-    stored as a lower bound."""
+    with ``history-malus`` the quiet moves searched before it lose history (with
+    ``history-rate`` they lose their share of the rate instead); the node is stored as a
+    lower bound."""
     cur, t, d = st[p, F_CUR], st[p, F_T], st[p, F_DEPTH]
     m = buf[p, cur]
     if knobs.rate:
@@ -936,10 +937,10 @@ def _cut(p, st, buf, killers, hist, tt_keys, tt_data, knobs):
         _rate(hist, buf, p, t, cur)
     elif m[2] == 0:
         _reward(killers, hist, p, t, m[0], m[1], d)
-        if knobs.counter and p > 0:
-            prev = buf[p - 1, st[p - 1, F_CUR]]
-            hist[2 + t, prev[0], prev[1]] = tt.move_id(m[0], m[1], 0)
-    if knobs.malus:
+    if m[2] == 0 and knobs.counter and p > 0:
+        prev = buf[p - 1, st[p - 1, F_CUR]]
+        hist[2 + t, prev[0], prev[1]] = tt.move_id(m[0], m[1], 0)
+    if knobs.malus and not knobs.rate:
         for j in range(cur):
             if buf[p, j, 2] == 0:
                 h = hist[t, buf[p, j, 0], buf[p, j, 1]] - d * d

@@ -173,8 +173,9 @@ OPTIONS: tuple[Option, ...] = (
           "lose history (as Scan's bad moves)", kernel=True),
     _int("history-rate", 0, 0, 2, "the history as each quiet move's running rate of being "
          "its node's best (Scan's): the best move of a node that beats alpha gains 1/64 of its "
-         "distance to the top, the quiet moves searched before it lose 1/64 of theirs (0: off, "
-         "the squared depths of the cuts; 1: with the killers; 2: without them, as Scan)",
+         "distance to the top, the quiet moves searched before it lose 1/64 of theirs, and "
+         "history-malus is not used (0: off, the squared depths of the cuts; 1: with the "
+         "killers; 2: without them, as Scan)",
          kernel=True),
     _bool("counter-moves", False, "a quiet move that refuted the opponent's last move is "
           "tried after the killers when that move comes again", kernel=True),
