@@ -331,9 +331,7 @@ def search_root(work, shared, tables, depth, alpha, beta):
             if i >= n:                # every move searched: the node's value is its best
                 v, mode = st[p, F_BEST], RETURN
                 if not qs and (p > 0 or P[P_EXCLUDED] == 0) and st[p, F_SING] != SG_TEST:
-                    _store(st, p, tt_keys, tt_data, buf, knobs)
-                    if knobs.rate and st[p, F_BESTI] >= 0 and v > st[p, F_ALPHA0]:
-                        _rate(hist, buf, p, st[p, F_T], st[p, F_BESTI])
+                    _settle(p, v, st, buf, hist, tt_keys, tt_data, knobs)
                 continue
             moves = buf[p]
             if not qs:
@@ -946,6 +944,15 @@ def _cut(p, st, buf, killers, hist, tt_keys, tt_data, knobs):
                 h = hist[t, buf[p, j, 0], buf[p, j, 1]] - d * d
                 hist[t, buf[p, j, 0], buf[p, j, 1]] = max(h, -HIST_MAX)
     _store(st, p, tt_keys, tt_data, buf, knobs)
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _settle(p, v, st, buf, hist, tt_keys, tt_data, knobs):
+    """Step 9, every move of a full-width node searched (its value ``v``): the node is
+    stored; with ``history-rate`` a best move above alpha gains its share of the rate."""
+    _store(st, p, tt_keys, tt_data, buf, knobs)
+    if knobs.rate and st[p, F_BESTI] >= 0 and v > st[p, F_ALPHA0]:
+        _rate(hist, buf, p, st[p, F_T], st[p, F_BESTI])
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
