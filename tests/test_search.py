@@ -21,7 +21,7 @@ from engine import eval as ev
 from engine import timeman
 from engine import weights
 from engine.game import Game
-from engine.negamax import MATE
+from engine.negamax import MATE, RATE_HALF, _rate
 from engine.search import Limits, Searcher
 from engine.zobrist import SIDE, ZOBRIST, move_key, position_key
 
@@ -336,7 +336,6 @@ def _rate_twin(rates, moves, best):
 
 
 def test_history_rate_equals_its_slow_twin():
-    from engine.negamax import RATE_HALF, _rate
     rng = random.Random(7)
     hist = np.zeros((4, 64, 64), dtype=np.int64)
     buf = np.zeros((3, 12, 4), dtype=np.int64)
@@ -362,7 +361,6 @@ def test_history_rate_keeps_the_rates_in_range_over_a_search():
         assert s.set_option(name, value)
     r = s.search(start_position(), [], Limits(depth=9))
     assert r.move in legal_moves(start_position())
-    from engine.negamax import RATE_HALF
     hist = s.driver.work.hist[:2]
     assert hist.any() and hist.min() >= -RATE_HALF and hist.max() < RATE_HALF
 
