@@ -6,6 +6,8 @@ import shlex
 import sys
 from pathlib import Path
 
+import pytest
+
 from protocol.hub import hub1
 from protocol.hub.hub1 import info_fields
 from protocol.tools import bench, depthtimes, peertimes
@@ -97,6 +99,20 @@ def test_the_command_line_takes_a_peer(capsys):
                        "--max-time", "30", "--peer", PEER]) == 0
     out = capsys.readouterr().out
     assert "Rafle (R) against fake-hub1" in out and "median of the per-position ratios" in out
+
+
+def test_the_command_line_compares_the_depths_it_is_given(capsys):
+    assert bench.main(["--depth-times", "--positions", "start", "--max-depth", "5",
+                       "--max-time", "30", "--peer", PEER, "--compare-depths", "5,2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    header = next(line for line in out if line.startswith("position") and "R t2" in line)
+    assert header.split()[1:5] == ["R", "t2", "R", "t5"]
+    assert [line.split(":")[0] for line in out if line.startswith("depth ")
+            and "median R" in line] == ["depth 2", "depth 5"]
+    for bad in ("12,x", "0,12", ""):
+        with pytest.raises(SystemExit):
+            bench.main(["--depth-times", "--peer", PEER, "--compare-depths", bad])
+        assert "--compare-depths" in capsys.readouterr().err
 
 
 def test_a_peer_that_cannot_start_or_dies_is_reported_and_rafle_goes_on():

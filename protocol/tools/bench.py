@@ -111,7 +111,21 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--peer", metavar="COMMAND",
                     help="--depth-times: also time a Hub version 1 engine (Scan 2.0's hub.sh) on "
                          "each position, after Rafle's search of it, and print the ratios")
+    ap.add_argument("--compare-depths", metavar="D,D,...", default="12,15,18",
+                    help="--peer: the depths compared with the peer, comma-separated "
+                         "(default %(default)s; deeper ones show how the gap grows)")
     return ap
+
+
+def _depth_list(ap: argparse.ArgumentParser, text: str) -> tuple[int, ...]:
+    """``--compare-depths``: distinct depths of 1 or more, in increasing order."""
+    try:
+        depths = tuple(sorted({int(x) for x in text.split(",")}))
+    except ValueError:
+        ap.error(f"--compare-depths takes depths separated by commas, not {text!r}")
+    if not depths or depths[0] < 1:
+        ap.error("--compare-depths: every depth is at least 1")
+    return depths
 
 
 def main(argv: list[str]) -> int:
@@ -125,12 +139,14 @@ def main(argv: list[str]) -> int:
                                            for x in (f"--{name}", value)])
     if args.peer is not None and not args.depth_times:
         ap.error("--peer goes with --depth-times")
+    compare_at = _depth_list(ap, args.compare_depths)
     if args.depth_times:
         if args.max_depth < 1 or args.max_time <= 0:
             ap.error("--max-depth must be at least 1 and --max-time above 0")
         try:
             cases = depthtimes.positions(args.positions, POSITIONS)
-            depthtimes.report(cases, args.max_depth, args.max_time, options, peer=args.peer)
+            depthtimes.report(cases, args.max_depth, args.max_time, options, peer=args.peer,
+                              compare_at=compare_at)
         except ValueError as exc:
             ap.error(str(exc))
         return 0
