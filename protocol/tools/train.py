@@ -23,6 +23,7 @@ Fixed seeds make a run repeatable.  The fitting itself is :mod:`engine.learn`.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import sys
 import time
@@ -35,7 +36,7 @@ from engine import (Fit, eval_tables, expected_result, extract_features, to_rect
                     weight_block, widen)
 
 from ..about import summary
-from . import gamestore
+from . import coverage, gamestore
 from .selfplay import chunk_files
 
 
@@ -44,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", nargs="+", required=True,
                    help="rafle selfplay files (.npz), run directories (every chunk in them), game "
                         "store chunks (.rgs) or store directories (data/selfplay/VARIANT)")
-    p.add_argument("--out", required=True, help="the weight file to write (.npz)")
+    p.add_argument("--out", help="the weight file to write (.npz; not with --coverage)")
     p.add_argument("--version", default=None, help="a name for these weights (default: file name)")
     p.add_argument("--epochs", type=int, default=12,
                    help="passes over the training positions (default 12; 0 writes the start: the "
@@ -81,6 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "go (Scan's pip count) instead of by the pieces left (kept when --init "
                         "has it)")
     p.add_argument("--quiet", action="store_true", help="no line per epoch")
+    p.add_argument("--coverage", nargs="+", metavar="GAMES.pdn",
+                   help="instead of fitting: how often the training positions held the window "
+                        "contents (--rectangles: the rectangles') of these games' quiet positions, "
+                        "against the held-out games (protocol/tools/coverage.py)")
+    p.add_argument("--coverage-plies", default="0-999", metavar="A-B",
+                   help="--coverage: the plies of each game counted (default %(default)s)")
     return p
 
 
@@ -106,7 +113,7 @@ def _read_npz(path: str) -> tuple[str, dict[str, np.ndarray]]:
         with np.load(path, allow_pickle=False) as data:
             return str(data["variant"]), {k: np.asarray(data[k]) for k in
                                           ("white", "black", "kings", "turn", "score", "result",
-                                           "game")}
+                                           "game", "ply") if k != "ply" or k in data}
     except (OSError, ValueError, KeyError) as exc:
         raise BadInput(f"cannot read self-play file {path}: {exc}") from None
 
@@ -143,15 +150,45 @@ def game_keys(file_name: str, games: np.ndarray) -> np.ndarray:
     return _mix(np.asarray(games).astype(np.uint64) ^ salt)
 
 
-def held_out(keys: np.ndarray, seed: int, share: float) -> np.ndarray:
+def held_out(keys: np.ndarray, seed: int, share: float, one: bool = True) -> np.ndarray:
     """Which positions' games are held out: ``share`` of the games, chosen by each game's
-    key and ``seed`` alone (at least one game: the one whose draw is lowest)."""
+    key and ``seed`` alone (``one``: at least one game, the one whose draw is lowest)."""
     salt = _mix(np.array([seed % 2 ** 64], dtype=np.uint64))[0]
     draw = _mix(keys ^ salt)
     held = draw < np.uint64(min(int(share * 2.0 ** 64), 2 ** 64 - 1))
-    if len(draw) and not held.any():
+    if one and len(draw) and not held.any():
         held = draw == draw.min()
     return held
+
+
+def _coverage(args) -> int:
+    """``--coverage``: the report of :mod:`.coverage`, the data read chunk by chunk."""
+    try:
+        span = coverage.plies(args.coverage_plies)
+        if args.rectangles and args.rectangles_too:
+            raise BadInput("--rectangles and --rectangles-too are two models: choose one")
+        read = _parts(args.data)
+        first = next(read, None)
+        if first is None:
+            raise BadInput("no positions in the data")
+        variant = get_variant(first[1])
+        rect = RECT_ALONE if args.rectangles else RECT_PLUS if args.rectangles_too else 0
+
+        def parts():
+            for path, name, part in itertools.chain([first], read):
+                if name != variant.name:
+                    raise BadInput(f"{path} holds {name} games, the others {variant.name}")
+                yield path, name, part
+
+        # chunk by chunk, the games a fit of all the data holds out (the one game held where
+        # none is drawn applies to the whole data, not to each chunk)
+        coverage.report(parts(), game_keys, lambda keys: held_out(keys, args.seed, args.valid,
+                                                                  one=False),
+                        variant, args.coverage, span, args.odd_windows, rect)
+    except BadInput as exc:
+        print(f"rafle train: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def main(argv: list[str]) -> int:
@@ -159,6 +196,11 @@ def main(argv: list[str]) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
+    if args.coverage:
+        return _coverage(args)
+    if args.out is None:
+        print("rafle train: --out is required (the weight file to write)", file=sys.stderr)
+        return 2
     try:
         name, data = load(args.data)
         variant = get_variant(name)
