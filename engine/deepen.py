@@ -22,7 +22,7 @@ from . import negamax as nm
 from . import records
 from . import timeman
 from .eval import eval_tables, evaluate
-from .game import root_counters
+from .game import RootCounters
 from .limits import Info
 from .movegen import FLAG_PROMOTE
 from .position import Move, Position
@@ -44,6 +44,7 @@ class Deepening:
         self.partial: tuple[Move, ...] | None = None  # the line of an unfinished depth
         self.iterations: list[tuple] = []             # (best move, score) of each depth
         self._age = 0
+        self._counters = RootCounters()              # the root's, root after root of a game
 
     def _halt(self) -> None:
         self.work.ctl[nm.C_STOP] = 1
@@ -64,7 +65,7 @@ class Deepening:
         """Write the root (position, draw-rule counters, the keys that may repeat) and the
         kernel's parameters (the options, then what this root sets) into the workspace, and
         build this search's records."""
-        counters = root_counters(history, pos)
+        counters = self._counters(history, pos)
         chain = history[len(history) - counters.king_plies:] if counters.king_plies else []
         keys = np.zeros(len(chain) + nm.MAX_PLY + 1, dtype=np.int64)
         for i, p in enumerate(chain):

@@ -110,6 +110,30 @@ def root_counters(history: Sequence[Position], pos: Position) -> Counters:
     return counters
 
 
+class RootCounters:
+    """:func:`root_counters` for a search that is asked root after root of one game: the
+    history of the last root is kept, and where the next history begins with it and then
+    that root, only the plies since are advanced (a game of n plies costs O(n), not O(n^2),
+    the replay of the whole history each move that self-play at few nodes paid).  Any other
+    history (another game, a move taken back) is replayed whole."""
+
+    def __init__(self) -> None:
+        self._seq: list[Position] = []      # the last root's history, then that root
+        self._counters = Counters()
+
+    def __call__(self, history: Sequence[Position], pos: Position) -> Counters:
+        n = len(self._seq)
+        if 0 < n <= len(history) and history[n - 1] == self._seq[-1] and \
+                list(history[:n]) == self._seq:
+            counters, tail = self._counters, list(history[n - 1:]) + [pos]
+            for before, after in zip(tail, tail[1:]):
+                counters = advance(counters, before, after)
+        else:
+            counters = root_counters(history, pos)
+        self._seq, self._counters = list(history) + [pos], counters
+        return counters
+
+
 def ending_rule(pos: Position) -> int:
     """Moves under the lone-king rule that the material of ``pos`` falls under (16 or 5
     in international draughts, 15 or 5 in Russian, 7 or 2 in Frisian), else 0."""

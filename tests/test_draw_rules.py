@@ -23,7 +23,7 @@ import slow_draw_rules as twin
 from engine import (INTERNATIONAL, VARIANTS, Game, Limits, Position, Searcher, get_variant,
                     legal_moves, parse_position, play)
 from engine import negamax as nm
-from engine.game import root_counters
+from engine.game import RootCounters, root_counters
 from engine.movegen import new_move_buffer, new_state
 from engine.variants import GOAL_BREAKTHROUGH, V_LONG_DIAGONAL, V_PROMO_BLACK, V_PROMO_WHITE, V_REPETITIONS
 from engine.zobrist import ZOBRIST, board_key
@@ -81,7 +81,8 @@ def sparse_position(variant, rng: random.Random) -> Position:
 def play_out(game: Game, rng: random.Random, most: int = 300):
     """Random moves to the end of the game (or ``most`` plies), checking every position."""
     tw = twin.start_counters(game.position)
-    for _ in range(most):
+    incremental = RootCounters()        # the search's root, asked at 1 or 2 plies' distance
+    for ply in range(most):
         pos = game.position
         outcome = game.outcome()
         reps = game.repetitions() >= pos.variant.repetitions
@@ -98,6 +99,8 @@ def play_out(game: Game, rng: random.Random, most: int = 300):
         # says so (where the game is lost for want of a move, the loss comes first).
         seen = verdict(game.positions, game.counters[-1])
         assert game.counters[-1] == root_counters(game.positions[:-1], pos)
+        if ply % 3:
+            assert incremental(game.positions[:-1], pos) == game.counters[-1]
         if outcome is not None and outcome.result == "1-1":
             assert seen == nm.RULE_DRAW, (pos, outcome, game.counters[-1])
         elif outcome is not None:
@@ -120,6 +123,25 @@ def careful_move(pos: Position, moves, rng: random.Random):
         if safe:
             return rng.choice(safe)
     return rng.choice(moves)
+
+
+def test_the_roots_counters_follow_a_game_through_takebacks_and_other_games():
+    rng = random.Random("root-counters")
+    incremental = RootCounters()
+    for i in range(30):
+        variant = get_variant(sorted(VARIANTS)[i % len(VARIANTS)])
+        start = None if i % 3 == 0 else sparse_position(variant, rng)
+        game = Game(start, variant)
+        for _ in range(120):
+            moves = game.legal_moves()
+            if not moves or game.outcome() is not None:
+                break
+            if game.moves and rng.random() < 0.15:
+                game.pop()                              # a move taken back: replayed whole
+            else:
+                game.push(careful_move(game.position, moves, rng))
+            if rng.random() < 0.7:
+                assert incremental(game.positions[:-1], game.position) == game.counters[-1]
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
