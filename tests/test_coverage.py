@@ -3,11 +3,10 @@ other games' positions.  The data here are random games written as ``rafle selfp
 positions; the games checked are written as PDN."""
 from __future__ import annotations
 
-import random
-
 import numpy as np
 
-from engine import Game, legal_moves, start_position, write_pdn
+import test_pdn as random_games
+from engine import Game, start_position, write_pdn
 from protocol.cli import main as cli
 from protocol.tools import coverage, train
 from protocol.tools.gamestore import quiet
@@ -15,15 +14,8 @@ from protocol.tools.gamestore import quiet
 DATA = "cov.npz"
 
 
-def random_game(seed: int, plies: int = 70) -> Game:
-    rng = random.Random(seed)
-    game = Game(start_position())
-    for _ in range(plies):
-        moves = legal_moves(game.position)
-        if not moves:
-            break
-        game.push(rng.choice(moves))
-    return game
+def random_game(seed: int) -> Game:
+    return random_games.random_game(seed, 70)
 
 
 def quiet_positions(game: Game, first: int = 0, last: int = 999):
