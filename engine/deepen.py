@@ -24,8 +24,7 @@ from . import timeman
 from .eval import eval_tables, evaluate
 from .game import RootCounters
 from .limits import Info
-from .movegen import FLAG_PROMOTE
-from .position import Move, Position
+from .position import Move, Position, move_of_row
 from .zobrist import ZOBRIST, board_key
 
 ASPIRATION_FROM = 5        # depth from which a search starts in a window around the last score
@@ -149,16 +148,8 @@ class Deepening:
     @staticmethod
     def pv_of(pos: Position, work: records.Workspace) -> tuple[Move, ...]:
         """The principal variation the kernel left at the root of ``work``, as moves."""
-        out = []
         v = pos.variant
-        pv, pvlen = work.pv, work.pvlen
-        for j in range(int(pvlen[0])):
-            row = pv[0, j]
-            cap = int(row[2])
-            captured = tuple(sorted(v.bit_square(b) for b in range(64) if (cap >> b) & 1))
-            out.append(Move(v.bit_square(int(row[0])), v.bit_square(int(row[1])), captured,
-                            bool(row[3] & FLAG_PROMOTE)))
-        return tuple(out)
+        return tuple(move_of_row(v, work.pv[0, j]) for j in range(int(work.pvlen[0])))
 
     # ----- when to stop ----------------------------------------------------------------------
     def stretch(self, plan) -> float:

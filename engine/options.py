@@ -243,6 +243,7 @@ class Settings:
 
     def put(self, name: str, value) -> None:
         self.values[BY_NAME[name].key] = value
+        self.__dict__.pop("_kernel_row", None)
 
     def declared(self) -> list[Option]:
         """The options with their current values as defaults, as Hub ``param`` lines show them."""
@@ -250,8 +251,11 @@ class Settings:
 
     def fill_kernel(self, params) -> None:
         """Write the kernel options' values into their slots of the parameter array."""
-        for i, o in enumerate(KERNEL_OPTIONS):
-            params[i] = o.as_int(self.values[o.key])
+        row = self.__dict__.get("_kernel_row")
+        if row is None:       # computed again after each put
+            row = self.__dict__["_kernel_row"] = [o.as_int(self.values[o.key])
+                                                  for o in KERNEL_OPTIONS]
+        params[:len(row)] = row
 
 
 def default_options() -> list[Option]:

@@ -116,23 +116,45 @@ def start_position(variant: Variant = INTERNATIONAL) -> Position:
     return Position(white, black, 0, WHITE if variant.white_starts else BLACK, variant)
 
 
-def _to_move(pos: Position, row) -> Move:
-    v = pos.variant
-    captured = tuple(sorted(v.bit_square(b) for b in _bits(int(row[2]) & MASK64)))
-    return Move(v.bit_square(int(row[0])), v.bit_square(int(row[1])), captured,
+def move_of_row(variant: Variant, row) -> Move:
+    """The :class:`Move` of a kernel's move row (from bit, to bit, captured bits, flags)."""
+    bit_squares = variant.bit_squares
+    cap = int(row[2]) & MASK64
+    captured = tuple(sorted(bit_squares[b] for b in _bits(cap))) if cap else ()
+    return Move(bit_squares[int(row[0])], bit_squares[int(row[1])], captured,
                 bool(row[3] & mg.FLAG_PROMOTE))
+
+
+_MEMO_SIZE = 8        # positions whose moves each thread remembers
 
 
 def legal_moves(pos: Position, paths: bool = False) -> list[Move]:
     """Every legal move of the side to move: duplicate captures once, or with ``paths``
-    once per capture path (a capture reached by two paths is listed twice)."""
+    once per capture path (a capture reached by two paths is listed twice).
+
+    A game asks for the same position's moves several times (the referee, the search's
+    root, the record), so each thread remembers the last few answers; a caller gets its
+    own list."""
+    memo = getattr(_local, "memo", None)
+    if memo is None:
+        memo = _local.memo = {}
+    moves = memo.get((pos, paths))
+    if moves is None:
+        moves = _generate(pos, paths)
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        memo[(pos, paths)] = moves
+    return list(moves)
+
+
+def _generate(pos: Position, paths: bool) -> tuple[Move, ...]:
     buf, state = _scratch()
     v = pos.variant
     state[mg._PATHS] = int(paths)
     n = mg.generate(*pos.words, v.table, v.steps, buf[0], state)
     state[mg._PATHS] = 0
-    return [_to_move(pos, buf[0, i]) for i in range(n)
-            for _ in range((int(buf[0, i, 3]) >> mg.PATHS_SHIFT) + 1)]
+    return tuple(move_of_row(v, buf[0, i]) for i in range(n)
+                 for _ in range((int(buf[0, i, 3]) >> mg.PATHS_SHIFT) + 1))
 
 
 def play(pos: Position, move: Move) -> Position:
@@ -178,9 +200,9 @@ def barred_square(history: list[Position], pos: Position) -> int | None:
     captures stay allowed.  A record that starts later than the game knows fewer moves.
     """
     limit = pos.variant.max_same_king_moves
-    seq = list(history) + [pos]
-    if not limit or len(seq) < 2 * limit + 1 or not pos.count(pos.turn)[0]:
+    if not limit or len(history) < 2 * limit or not pos.count(pos.turn)[0]:
         return None
+    seq = list(history[-2 * limit:]) + [pos]
     mine = WHITE if pos.turn == WHITE else BLACK
     chain_from = None
     for i in range(limit):                      # own moves, latest first

@@ -191,3 +191,32 @@ def test_king_move_count_follows_the_variant():
     assert draw_reason(english, Counters(king_plies=79)) is None
     assert draw_reason(english, Counters(king_plies=80)) == "40-move rule"
     assert draw_reason(parse_position("W:WK46,K50:BK1,K5"), Counters(king_plies=50)) == "25-move rule"
+
+
+def test_remembered_moves_are_each_callers_own_and_the_positions_own():
+    """legal_moves remembers its last answers: a caller that changes its list changes no
+    later answer, each position (and the paths flag) gets its own moves, and a thread gets
+    the same moves as the main one."""
+    import random
+    import threading
+
+    from engine.position import _generate
+    rng = random.Random(5)
+    for name in ("international", "russian", "frisian", "turkish"):
+        game = Game(None, get_variant(name))
+        for _ in range(60):
+            moves = game.legal_moves()
+            if not moves or game.outcome() is not None:
+                break
+            pos = game.position
+            first = legal_moves(pos)
+            assert first == list(_generate(pos, False))
+            first.clear()
+            assert legal_moves(pos) == list(_generate(pos, False))
+            assert legal_moves(pos, paths=True) == list(_generate(pos, True))
+            seen = []
+            worker = threading.Thread(target=lambda: seen.append(legal_moves(pos)))
+            worker.start()
+            worker.join()
+            assert seen == [list(_generate(pos, False))]
+            game.push(rng.choice(moves))
