@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from .position import (BLACK, WHITE, Move, Position, allowed_moves, legal_moves, play,
                            start_position)
     from .limits import Info, Limits, Result
+    from .replay import NO_SCORE, quiet_positions
     from .search import Searcher
     from .variants import INTERNATIONAL, VARIANTS, Variant, get_variant
     from .weights import weight_block

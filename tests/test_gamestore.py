@@ -159,12 +159,12 @@ def test_a_move_index_out_of_range_is_refused_by_name(tmp_path):
         gamestore.load_chunk(path)
 
 
-def random_records(variant, rng, games=12):
+def random_records(variant, rng, games=12, plies=80):
     """Random games from the start (moves as indices) with random scores, some missing."""
     records = []
     for number in range(games):
         pos, moves, lead = start_position(variant), [], rng.randrange(0, 6)
-        for _ in range(rng.randrange(lead, 80)):
+        for _ in range(rng.randrange(lead, plies)):
             legal = legal_moves(pos)
             if not legal:
                 break
@@ -204,6 +204,17 @@ def test_move_indices_round_trip_on_random_games(name, tmp_path):
     header, back = gamestore.read_chunk(path)
     assert back == records and header["games"] == len(records)
     assert same(gamestore.load_chunk(path)[1], slow_replay(records, variant))
+
+
+@pytest.mark.parametrize("name", ["international", "frisian", "turkish", "english"])
+def test_the_replay_kernel_is_the_slow_walk_through_long_games_with_kings(name):
+    """Games long enough for kings and their captures: the kernel keeps the positions the
+    walk over ``legal_moves`` keeps, kings among them."""
+    variant = get_variant(name)
+    records = random_records(variant, random.Random(name + "-long"), games=6, plies=300)
+    fast = gamestore.replay(records, name)
+    assert same(fast, slow_replay(records, variant))
+    assert (fast["kings"] != 0).any()
 
 
 def test_wide_move_indices_and_the_blocks_of_a_resumed_seed(tmp_path):

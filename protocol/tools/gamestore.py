@@ -50,14 +50,14 @@ from typing import Iterator
 
 import numpy as np
 
-from engine import BadInput, Position, get_variant, keyed_dir, legal_moves, play, pos_from_fen
+from engine import (NO_SCORE, BadInput, Position, get_variant, keyed_dir, legal_moves,
+                    pos_from_fen, quiet_positions)
 
 from ..about import version
 
 MAGIC = b"RAFLE-GAMES 1\n"
 SUFFIX = ".rgs"
 CLIP = 2000               # scores beyond (won or lost games) are kept at this size
-NO_SCORE = -32768         # a searched ply whose search gave no score
 FIELDS = ("white", "black", "kings", "turn", "score", "result", "ply", "game")
 # Settings of a run that every chunk of one seed shares (a resumed run must not change them).
 SETTINGS = ("variant", "nodes", "random_plies", "eval", "weights")
@@ -245,30 +245,33 @@ def _records(path: str, a: dict[str, np.ndarray]) -> list[GameRecord]:
 
 def replay(records: list[GameRecord], variant_name: str, path: str = "") -> dict[str, np.ndarray]:
     """The training positions of the games (quiet, with a score), as the arrays ``FIELDS``
-    (int64, game and ply order) that ``rafle selfplay`` writes and ``rafle train`` reads."""
+    (int64, game and ply order) that ``rafle selfplay`` writes and ``rafle train`` reads.
+    Each game is replayed by one kernel (:func:`engine.quiet_positions`)."""
     variant = get_variant(variant_name)
-    out = {k: [] for k in FIELDS}
+    parts = []
     for record in sorted(records, key=lambda r: r.number):
         where = f"{path + ': ' if path else ''}game {record.number}"
         try:
-            pos = pos_from_fen(record.start, variant)
+            start = pos_from_fen(record.start, variant)
         except BadInput as exc:
             raise BadInput(f"{where}: bad start position: {exc}") from None
-        for ply, index in enumerate(record.moves):
-            moves = legal_moves(pos)
-            if index >= len(moves):
-                raise BadInput(f"{where}: move {index} at ply {ply} of a position with "
-                               f"{len(moves)} moves")
-            score = record.scores[ply - record.lead] if ply >= record.lead else None
-            if score is not None and quiet(pos, moves):
-                for k, v in zip(("white", "black", "kings", "turn"), pos.words):
-                    out[k].append(v)
-                out["score"].append(score)
-                out["result"].append(record.result)
-                out["ply"].append(ply)
-                out["game"].append(record.number)
-            pos = play(pos, moves[index])
-    return {k: np.asarray(v, dtype=np.int64) for k, v in out.items()}
+        scores = np.array([NO_SCORE if s is None else s for s in record.scores], dtype=np.int64)
+        try:
+            words, plies = quiet_positions(start, np.array(record.moves, dtype=np.int64),
+                                           record.lead, scores)
+        except BadInput as exc:
+            raise BadInput(f"{where}: {exc}") from None
+        parts.append((words, plies, scores[plies - record.lead], record))
+    out = {k: [] for k in FIELDS}
+    for words, plies, scores, record in parts:
+        for i, k in enumerate(("white", "black", "kings", "turn")):
+            out[k].append(words[:, i])
+        out["score"].append(scores)
+        out["result"].append(np.full(len(plies), record.result, dtype=np.int64))
+        out["ply"].append(plies)
+        out["game"].append(np.full(len(plies), record.number, dtype=np.int64))
+    return {k: np.concatenate(v).astype(np.int64) if v else np.zeros(0, dtype=np.int64)
+            for k, v in out.items()}
 
 
 def load_chunk(path: str) -> tuple[str, dict[str, np.ndarray]]:
@@ -286,10 +289,11 @@ def load_chunk(path: str) -> tuple[str, dict[str, np.ndarray]]:
 
 
 # ----- the replay cache ------------------------------------------------------------------------
-# Replaying costs 0.05-0.3 ms a position (10 million: several minutes), so each chunk's positions
-# are kept once replayed, under the user's cache directory, in a directory named by a digest of
-# the engine's sources and of this file (the rules, the order of moves and what is quiet decide
-# them), as ``<payload sha256>.npz`` (``engine.keyed_dir``).
+# Replaying costs about 2 microseconds a position in the kernel (10 million: about 20 s; it was
+# 0.05-0.3 ms in Python), reading them back about 1, so each chunk's positions are kept once
+# replayed, under the user's cache directory, in a directory named by a digest of the engine's
+# sources and of this file (the rules, the order of moves and what is quiet decide them), as
+# ``<payload sha256>.npz`` (``engine.keyed_dir``).
 # A cache entry that does not read back is replayed again; one that cannot be written is skipped.
 
 _CACHED_TYPES = {"white": "<i8", "black": "<i8", "kings": "<i8", "turn": "i1", "score": "<i2",
