@@ -236,11 +236,16 @@ def main(argv: list[str]) -> int:
     games = np.unique(data["game"])
     is_valid = held_out(data["key"], args.seed, args.valid)
     held = np.unique(data["game"][is_valid])
+    # The held-out positions last, each part in its order: the training and validation
+    # features are then two views of one array, not copies (half the memory at the peak).
+    last = np.argsort(is_valid, kind="stable")
+    data = {k: data[k][last] for k in ("white", "black", "kings", "turn")}
+    target, n_train = target[last], int(np.count_nonzero(~is_valid))
     features = extract_features(data["white"], data["black"], data["kings"], data["turn"], variant,
                                 eval_tables(variant), odd, pip, rect)
-    train = tuple(f[~is_valid] for f in features)
-    valid = tuple(f[is_valid] for f in features)
-    y_train, y_valid = target[~is_valid], target[is_valid]
+    train = tuple(f[:n_train] for f in features)
+    valid = tuple(f[n_train:] for f in features)
+    y_train, y_valid = target[:n_train], target[n_train:]
     say(f"train: {len(y_train)} positions ({len(games) - len(held)} games), validation "
         f"{len(y_valid)} ({len(held)} games); features in {time.monotonic() - start:.1f} s")
     start_loss = fit.loss(valid, y_valid)
