@@ -75,6 +75,26 @@ def test_selfplay_store_writes_resumable_chunks_that_replay_to_the_npz_positions
     assert (store / "chunk-6-0000000.rgs").is_file()
 
 
+def test_an_interrupted_store_run_counts_only_the_chunks_it_wrote(played, tmp_path, capsys,
+                                                                  monkeypatch):
+    """Stopped after one game of a two-game chunk: nothing is written, and the last line says
+    so (it used to count the games asked for and the positions of the part played)."""
+    monkeypatch.setattr(selfplay, "STORE_CHUNK", 2)
+    monkeypatch.setattr(selfplay, "CHUNK", 1)
+
+    def one_then_stop(args, chunks):
+        yield selfplay.play_games(*chunks[0])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(selfplay, "_on_processes", one_then_stop)
+    store = tmp_path / "international"
+    assert cli(["selfplay", "--store", str(store), "--games", "4", *SETTINGS]) == 0
+    out, err = capsys.readouterr()
+    assert "interrupted; the chunks finished are on disk: run it again with --seed 5" in err
+    assert "0 positions from 0 games of seed 5 played now; 0 chunk files, 0 games" in out
+    assert not list(store.glob("*.rgs"))
+
+
 @pytest.fixture
 def store(played, tmp_path):
     """A store of the four games in two chunks (seed 5: games 0-1 and 2-3)."""

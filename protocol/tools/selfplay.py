@@ -335,6 +335,7 @@ def _play_store(args, variant: str, openings: list[str], argv: list[str]) -> int
     block_of = {t[1]: first for first, count in blocks
                 for t in _tasks(variant, [(first, count)], seed, args, openings)}
     size, waiting = dict(blocks), {first: [] for first, _ in blocks}
+    kept = [0, 0]                       # games and positions written to the store
 
     def take(part: dict) -> None:
         first = block_of[part["first"]]
@@ -343,15 +344,17 @@ def _play_store(args, variant: str, openings: list[str], argv: list[str]) -> int
         if sum(p["count"] for p in parts) == size[first]:
             del waiting[first]
             records = sorted((r for p in parts for r in p["records"]), key=lambda r: r.number)
-            store.write(records, dict(header, first=first,
-                                      positions=sum(len(p["white"]) for p in parts)))
+            positions = sum(len(p["white"]) for p in parts)
+            store.write(records, dict(header, first=first, positions=positions))
+            kept[0] += len(records)
+            kept[1] += positions
 
-    positions, lost = _drive(args, _tasks(variant, blocks, seed, args, openings), take,
-                             f"run it again with --seed {seed} to go on")
+    _, lost = _drive(args, _tasks(variant, blocks, seed, args, openings), take,
+                     f"run it again with --seed {seed} to go on")
     if lost:
         return 1
     chunks, games, total = store.totals()
-    played = sum(size.values())
+    played, positions = kept           # an interrupted run counts only its whole chunks
     print(f"{args.store}: {positions} positions from {played} game{'s' * (played != 1)} of seed "
           f"{seed} played now; {chunks} chunk files, {games} games, {total} positions in all, "
           f"{time.monotonic() - start:.0f} s")
