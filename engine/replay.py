@@ -3,7 +3,7 @@
 The game store (``protocol/tools/gamestore.py``) keeps each move as its index in
 :func:`engine.legal_moves` order and a score for each searched ply.  Training reads the
 positions back: those with a score where neither side has a capture.  Replaying them move by
-move in Python costs 0.1-0.3 ms a position; :func:`quiet_positions` does it in a kernel over
+move in Python costs 0.05-0.3 ms a position; :func:`quiet_positions` does it in a kernel over
 the move generator itself, in the same order (its slow twin is the test's walk over
 ``legal_moves``).
 """
