@@ -248,7 +248,7 @@ def replay(records: list[GameRecord], variant_name: str, path: str = "") -> dict
     (int64, game and ply order) that ``rafle selfplay`` writes and ``rafle train`` reads.
     Each game is replayed by one kernel (:func:`engine.quiet_positions`)."""
     variant = get_variant(variant_name)
-    parts = []
+    out = {k: [np.zeros(0, dtype=np.int64)] for k in FIELDS}
     for record in sorted(records, key=lambda r: r.number):
         where = f"{path + ': ' if path else ''}game {record.number}"
         try:
@@ -261,17 +261,13 @@ def replay(records: list[GameRecord], variant_name: str, path: str = "") -> dict
                                            record.lead, scores)
         except BadInput as exc:
             raise BadInput(f"{where}: {exc}") from None
-        parts.append((words, plies, scores[plies - record.lead], record))
-    out = {k: [] for k in FIELDS}
-    for words, plies, scores, record in parts:
         for i, k in enumerate(("white", "black", "kings", "turn")):
             out[k].append(words[:, i])
-        out["score"].append(scores)
+        out["score"].append(scores[plies - record.lead])
         out["result"].append(np.full(len(plies), record.result, dtype=np.int64))
         out["ply"].append(plies)
         out["game"].append(np.full(len(plies), record.number, dtype=np.int64))
-    return {k: np.concatenate(v).astype(np.int64) if v else np.zeros(0, dtype=np.int64)
-            for k, v in out.items()}
+    return {k: np.concatenate(v) for k, v in out.items()}
 
 
 def load_chunk(path: str) -> tuple[str, dict[str, np.ndarray]]:
