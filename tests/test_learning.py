@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 
 import test_patterns as tp
 from engine import Limits, Searcher, get_variant, legal_moves, start_position
@@ -69,6 +70,46 @@ def test_train_recovers_known_weights(tmp_path, capsys):
             assert abs(got[d] - true[d]) <= 0.15 * true[d], (got, true)
     with np.load(out) as f:
         assert float(f["valid_loss"]) < 1e-3
+
+
+def _held_and_loss(cli_args, capsys) -> tuple[int, float]:
+    """Validation positions and loss of the start weights (``--epochs 0``) on these data."""
+    assert cli(["train", *cli_args, "--epochs", "0", "--valid", "0.5"]) == 0
+    printed = capsys.readouterr().out
+    held = int(printed.split("validation ", 1)[1].split()[0])
+    return held, float(printed.split("epoch 0: validation loss ", 1)[1].split()[0])
+
+
+def test_the_score_enters_the_target_only_in_games_searched_deep_enough(tmp_path, capsys):
+    # Two files of games searched with 500 and 5,000 nodes a move, random results: with
+    # --score-nodes 1000 the shallow file is judged on its results alone, the deep one on
+    # its scores alone (--lambda 1), as each file alone says.
+    v = get_variant("international")
+    files = []
+    for nodes, seed in ((500, 3), (5000, 4)):
+        path = tmp_path / f"sp{nodes}.npz"
+        synthetic(path, v, n=2000, seed=seed)
+        with np.load(path) as d:
+            arrays = {k: d[k] for k in d.files}
+        arrays["result"] = np.random.default_rng(seed).integers(0, 3, len(arrays["result"]))
+        arrays["nodes"] = nodes
+        np.savez(path, **arrays)
+        files.append(str(path))
+    out = ["--out", str(tmp_path / "w.npz")]
+    shallow = _held_and_loss(["--data", files[0], "--lambda", "0", *out], capsys)
+    deep = _held_and_loss(["--data", files[1], "--lambda", "1", *out], capsys)
+    assert shallow[1] > 2 * deep[1]              # the results are far from the scores
+    held, loss = _held_and_loss(["--data", *files, "--lambda", "1", "--score-nodes", "1000", *out],
+                             capsys)
+    assert held == shallow[0] + deep[0]
+    assert loss == pytest.approx((shallow[0] * shallow[1] + deep[0] * deep[1]) / held, abs=2e-6)
+    # Every game is deep enough at --score-nodes 500, none at 5001; 0 (the default) keeps all.
+    both = _held_and_loss(["--data", *files, "--lambda", "1", *out], capsys)
+    assert _held_and_loss(["--data", *files, "--lambda", "1", "--score-nodes", "500", *out],
+                       capsys) == both
+    assert _held_and_loss(["--data", *files, "--lambda", "0", *out], capsys) == _held_and_loss(
+        ["--data", *files, "--lambda", "1", "--score-nodes", "5001", *out], capsys)
+    assert both[1] < loss
 
 
 def test_held_out_games_stay_held_out_as_the_data_grows(tmp_path):

@@ -10,15 +10,16 @@ back whole is skipped with a line on stderr naming it; a file named alone that d
 an error.  Games of different files are numbered apart.
 
 Targets, from White's side: ``lambda * sigmoid(score / K) + (1 - lambda) * result``, the
-search's score and the game's result (1, 1/2, 0) blended; ``--lambda 1`` fits scores
-only, ``0`` results only.  Whole games are held out for validation (``--valid``), so a
-game's positions never sit on both sides.  Which games are held out depends only on each
-game (its file's name and its number there) and ``--seed``, not on the rest of the data: as
-the kept set grows, a game held out once stays held out, so weights fitted on a smaller set
-never saw the games a later fit from them is judged on.  Each epoch prints the training and
-validation losses (mean squared error of the predicted result); the weights of the fitted
-epoch with the lowest validation loss are written, as :mod:`engine.weights` reads them.
-Fixed seeds make a run repeatable.  The fitting itself is :mod:`engine.learn`.
+search's score and the game's result (1, 1/2, 0) blended; ``--lambda 1`` fits scores only, ``0``
+results only; with ``--score-nodes N`` the score enters only in games searched with N nodes a
+move or more, the others' target being their result.  Whole games are held out for validation
+(``--valid``), so a game's positions never sit on both sides.  Which games are held out depends
+only on each game (its file's name and its number there) and ``--seed``, not on the rest of the
+data: as the kept set grows, a game held out once stays held out, so weights fitted on a smaller
+set never saw the games a later fit from them is judged on.  Each epoch prints the training and
+validation losses (mean squared error of the predicted result); the weights of the fitted epoch
+with the lowest validation loss are written, as :mod:`engine.weights` reads them.  Fixed seeds
+make a run repeatable.  The fitting itself is :mod:`engine.learn`.
 """
 from __future__ import annotations
 
@@ -52,6 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "--init weights under a new version, with their loss on these positions)")
     p.add_argument("--lambda", dest="blend", type=float, default=0.5,
                    help="share of the search score in the target (default 0.5)")
+    p.add_argument("--score-nodes", type=int, default=0, metavar="N",
+                   help="the search's score enters the target (--lambda) only in games searched "
+                        "with N nodes a move or more, as each file records it; the others are "
+                        "fitted to their result alone (default 0: every game)")
     p.add_argument("--k", type=float, default=200.0,
                    help="score (hundredths of a man) of a 73%% expected result (default 200)")
     p.add_argument("--lr", type=float, default=10.0, help="AdaGrad step (default 10)")
@@ -127,6 +132,7 @@ def load(paths: list[str]) -> tuple[str, dict[str, np.ndarray]]:
             raise BadInput(f"{path} holds {name} games, the others {variant}")
         variant = name
         part = {k: part[k] for k in ("white", "black", "kings", "turn", "score", "result", "game")}
+        part["nodes"] = np.full(len(part["white"]), _nodes(path), dtype=np.int64)
         part["key"] = game_keys(os.path.basename(path), part["game"])
         part["game"] = part["game"] + offset
         offset = int(part["game"].max()) + 1 if len(part["game"]) else offset
@@ -134,6 +140,21 @@ def load(paths: list[str]) -> tuple[str, dict[str, np.ndarray]]:
     if not parts or not sum(len(p["white"]) for p in parts):
         raise BadInput("no positions in the data")
     return variant, {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def _nodes(path: str) -> int:
+    """The nodes a move of a file's games as it records them (a store chunk's header, a
+    selfplay file's ``nodes``); a file that does not say, or searched without a node limit
+    (0), counts as searched deeper than any ``--score-nodes``."""
+    try:
+        if path.endswith(gamestore.SUFFIX):
+            nodes = int(gamestore.read_header(path).get("nodes") or 0)
+        else:
+            with np.load(path, allow_pickle=False) as data:
+                nodes = int(data["nodes"]) if "nodes" in data else 0
+    except (OSError, ValueError, TypeError, KeyError):
+        nodes = 0
+    return nodes or np.iinfo(np.int64).max
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
@@ -230,8 +251,8 @@ def main(argv: list[str]) -> int:
         return 2
     say = (lambda *a: None) if args.quiet else (lambda *a: print(*a, flush=True))
     start = time.monotonic()
-    target = (args.blend * expected_result(data["score"], args.k)
-              + (1 - args.blend) * data["result"] / 2.0)
+    blend = np.where(data["nodes"] >= args.score_nodes, args.blend, 0.0)
+    target = (blend * expected_result(data["score"], args.k) + (1 - blend) * data["result"] / 2.0)
     rng = np.random.default_rng(args.seed)
     games = np.unique(data["game"])
     is_valid = held_out(data["key"], args.seed, args.valid)
@@ -270,7 +291,8 @@ def main(argv: list[str]) -> int:
     np.savez_compressed(args.out, block=best[2], width=variant.width, full=variant.full_board,
                         odd=odd, rect=rect, phase="pip" if pip else "pieces", version=version,
                         variant=variant.name, positions=len(target), epoch=best[1],
-                        valid_loss=best[0], k=args.k, blend=args.blend)
+                        valid_loss=best[0], k=args.k, blend=args.blend,
+                        score_nodes=args.score_nodes)
     op, eg = fit.dense_weights()
     say(f"wrote {args.out} ({version}): epoch {best[1]}, validation loss {best[0]:.6f}; "
         f"men {op[0]:.0f}/{eg[0]:.0f}, kings {op[1]:.0f}/{eg[1]:.0f} (opening/endgame); "
