@@ -75,13 +75,13 @@ def _king_features(wk, bk, T, kf, kv):
     while c:
         x = lsb_index(c)
         c &= c - 1
-        kf[j], kv[j] = 2 + T[T_KSQ + x], 1.0
+        kf[j], kv[j] = 2 + T[T_KSQ + x], 1
         j += 1
     c = bk
     while c:
         x = lsb_index(c)
         c &= c - 1
-        kf[j], kv[j] = 2 + T[T_KSQ + 64 + x], -1.0
+        kf[j], kv[j] = 2 + T[T_KSQ + 64 + x], -1
         j += 1
 
 
@@ -134,15 +134,19 @@ def extract_features(white, black, kings, turn, variant, tables, odd: bool = Fal
     ``rect``: the rectangles instead of the windows (1) or after them (2)."""
     n = len(white)
     nw = windows(variant.width, variant.full_board, odd, rect)
-    idx_w = np.zeros((n, nw), dtype=np.int32)
-    idx_b = np.zeros((n, nw), dtype=np.int32)
-    feats = np.zeros((n, NDENSE), dtype=np.float64)
+    # Every feature is a whole number: the narrowest type that holds it keeps a fit of
+    # tens of millions of positions in memory (3^8 window contents fit 16 bits, 3^12
+    # rectangle contents do not; a dense term or king count is at most a few hundred).
+    index = np.int32 if rect else np.int16
+    idx_w = np.zeros((n, nw), dtype=index)
+    idx_b = np.zeros((n, nw), dtype=index)
+    feats = np.zeros((n, NDENSE), dtype=np.int16)
     ph = np.zeros(n, dtype=np.float64)
     dd = np.zeros(n, dtype=np.int8)
     most = max(((int(x) & (1 << 64) - 1).bit_count()          # Turkish's h1 is bit 63: int64 < 0
                 for x in np.unique(np.asarray(kings, np.int64))), default=0)
     kf = np.full((n, 2 + most if most else 1), -1, dtype=np.int16)
-    kv = np.zeros(kf.shape, dtype=np.float64)
+    kv = np.zeros(kf.shape, dtype=np.int16)
     _extract(np.asarray(white, np.int64), np.asarray(black, np.int64),
              np.asarray(kings, np.int64), np.asarray(turn, np.int64), variant.table, tables,
              variant.full_board, odd, int(rect), 0 if rect == RECT_ALONE else windows(variant.width),
