@@ -197,6 +197,8 @@ OPTIONS: tuple[Option, ...] = (
           "by move against one computed from the position (slower)", kernel=True),
     _int("time-horizon", 30, 0, 200, "a control of moves is planned as if it came after at most "
          "this many more moves (0: at the control; Scan plans over 30 to 10)"),
+    _bool("time-game-ends", False, "the game ends at the control of moves (a match at 75 "
+          "moves in 60 s that stops at move 75): the clock is planned to be spent by then"),
     _int("time-pieces", 15, 0, 200, "a sudden-death clock with no increment is planned over "
          "this many moves plus one a piece on the board (0: over 30 moves)"),
     _bool("book", True, "play from the opening book"),

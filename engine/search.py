@@ -165,7 +165,7 @@ class Searcher:
                     return Result(move, None, None, 0, 0, time.monotonic() - start, (move,))
             # Step 3. The time and node plan; the clock's timer stops the kernel at the hard limit.
             plan = timeman.plan(limits, analyze, self.settings.time_horizon,
-                                self._sudden_moves(pos))
+                                self._sudden_moves(pos), self.settings.time_game_ends)
             clock.arm(plan.hard)
             node_cap = plan.nodes if plan.nodes is not None else 1 << 62
             # Step 4. The root and this search's records; the helper threads start on it.

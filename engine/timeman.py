@@ -51,10 +51,11 @@ def reserve(clock: float) -> float:
     return OVERHEAD + min(0.02 * clock, 1.0)
 
 
-def plan(limits, analyze: bool = False, horizon: int = 0, pieces: int = 0) -> Plan:
+def plan(limits, analyze: bool = False, horizon: int = 0, pieces: int = 0,
+         game_ends: bool = False) -> Plan:
     """The plan for ``limits`` (an ``engine.search.Limits``); ``horizon``: the option
     ``time-horizon``; ``pieces``: the option ``time-pieces`` plus the pieces on the board,
-    or 0 (:func:`clock_budget`)."""
+    or 0; ``game_ends``: the option ``time-game-ends`` (:func:`clock_budget`)."""
     depth = MAX_DEPTH
     if limits.depth is not None:
         depth = max(1, min(int(limits.depth), MAX_DEPTH))
@@ -69,7 +70,7 @@ def plan(limits, analyze: bool = False, horizon: int = 0, pieces: int = 0) -> Pl
         return Plan(depth, nodes, hard, hard)
     if limits.time is not None:
         soft, hard = clock_budget(seconds(limits.time), seconds(limits.inc or 0.0), limits.moves,
-                                  horizon, pieces)
+                                  horizon, pieces, game_ends)
         return Plan(depth, nodes, soft, hard)
     if limits.depth is None and limits.nodes is None and not analyze:
         hard = DEFAULT_MOVETIME - reserve(DEFAULT_MOVETIME)
@@ -86,7 +87,8 @@ def seconds(value) -> float:
 
 
 def clock_budget(clock: float, inc: float, moves: int | None,
-                 horizon: int = 0, pieces: int = 0) -> tuple[float, float]:
+                 horizon: int = 0, pieces: int = 0,
+                 game_ends: bool = False) -> tuple[float, float]:
     """(soft, hard) seconds for a move with ``clock`` seconds left, ``inc`` per move
     to come and ``moves`` moves to the next time control (None: sudden death); a control
     of moves is planned over at most ``horizon`` moves when it is not 0 (a game is often
@@ -94,7 +96,10 @@ def clock_budget(clock: float, inc: float, moves: int | None,
     endgame).  In sudden death the clock is planned over ``DEFAULT_MOVES_TO_GO`` moves, or,
     with no increment (as measured), over ``pieces`` when it is not 0 (the option
     ``time-pieces`` plus the pieces on the board: fewer moves as the game goes on, so that
-    the late middle game gets more than a geometric share).
+    the late middle game gets more than a geometric share).  With ``game_ends`` the game
+    ends at the control of moves (as a match at "75 moves in 60 s" ends at move 75): no
+    slack is planned beyond it, so the clock is spent by the last move instead of about a
+    tenth of it carrying over to a period that never comes.
 
     The target is an even share of the usable clock (less a reserve) over the moves to
     go, plus the increment less ``LATENCY`` (it comes back after every move).  No iteration
@@ -111,7 +116,7 @@ def clock_budget(clock: float, inc: float, moves: int | None,
         # Plan as if the control were a few moves further away: the last moves before it
         # do not each take a big share of what is left (the last one all of it), and the
         # time left at the control carries over to the next period.
-        to_go = min(int(moves), 100) + CONTROL_SLACK
+        to_go = min(int(moves), 100) + (0 if game_ends else CONTROL_SLACK)
         if horizon > 0:
             to_go = min(to_go, horizon)
     # This move's increment is already in ``clock``; later ones will come back, less what

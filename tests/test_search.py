@@ -695,6 +695,29 @@ def test_a_time_horizon_spends_a_move_control_sooner():
     assert not s.set_option("time-horizon", "-1") and not s.set_option("time-horizon", "201")
 
 
+def test_a_game_that_ends_at_its_control_spends_the_clock_by_then():
+    # time-game-ends: no slack beyond the control. Moves that take half their target (as
+    # Rafle's did against Scan 2.0: 45 s of 60 used by move 75), one in five forced (no
+    # time), leave under 10% of the clock instead of about a quarter; moves that always run
+    # to their hard limit still never run out; sudden death is unchanged.
+    def spent(game_ends: bool, share: float) -> float:
+        clock = 60.0
+        for left in range(75, 0, -1):
+            soft, hard = timeman.clock_budget(clock, 0.0, left, 30, 0, game_ends)
+            clock -= 0.0 if left % 5 == 0 else min(share * soft / timeman.SOFT, hard)
+            assert clock > (timeman.OVERHEAD if share < 1 else 0.0)
+        return 60.0 - clock
+    assert spent(False, 0.5) < 0.8 * 60 and spent(True, 0.5) > 0.9 * 60
+    assert spent(True, timeman.HARD * timeman.SOFT) < 60.0
+    soft, hard = timeman.clock_budget(10.0, 0.0, 1, 30, 0, True)      # the game's last move
+    assert hard == 10.0 - timeman.reserve(10.0) and soft < hard
+    assert timeman.clock_budget(60.0, 0.0, None, 30, 55, True) == timeman.clock_budget(
+        60.0, 0.0, None, 30, 55)
+    s = Searcher(16)
+    assert s.settings.time_game_ends is False
+    assert s.set_option("time-game-ends", "true") and s.settings.time_game_ends is True
+
+
 def test_time_pieces_plans_a_sudden_death_clock_by_the_pieces_on_the_board():
     # time-pieces 15: sudden death is planned over 15 moves plus one a piece, so a full board
     # (55) takes less than today's 30 moves give, a late middle game (15 pieces: 30) the same,
