@@ -134,6 +134,31 @@ def test_held_out_games_stay_held_out_as_the_data_grows(tmp_path):
     assert (train.game_keys("a.npz", np.arange(60)) != train.game_keys("b.npz", np.arange(60))).all()
 
 
+def test_a_sample_keeps_a_share_of_every_game_whatever_else_is_read(tmp_path, capsys):
+    # --sample 0.3: about 30% of the positions, drawn within each game, so every game of
+    # 50 positions is still there; a file's kept positions are the same read alone or with
+    # others; the held-out games are the same games as without the sample.
+    v = get_variant("international")
+    files = [str(tmp_path / f"part-{i}.npz") for i in range(3)]
+    for i, f in enumerate(files):
+        synthetic(f, v, n=3000, seed=20 + i)       # 60 games of 50 positions each
+    _, whole = train.load(files)
+    _, alone = train.load(files[:1], 0.3)
+    _, part = train.load(files, 0.3)
+    assert 0.2 < len(part["white"]) / len(whole["white"]) < 0.4
+    assert (np.unique(part["game"]) == np.unique(whole["game"])).all()
+    n = len(alone["white"])
+    for k in ("white", "black", "kings", "score", "key"):
+        assert (alone[k] == part[k][:n]).all()
+    held_whole = {int(g) for g in whole["game"][train.held_out(whole["key"], 1, 0.2)]}
+    held_part = {int(g) for g in part["game"][train.held_out(part["key"], 1, 0.2)]}
+    assert held_part == held_whole
+    assert len(train.load(files, 1.0)[1]["white"]) == len(whole["white"])
+    assert cli(["train", "--data", *files, "--out", str(tmp_path / "w.npz"), "--sample", "0",
+                "--epochs", "1"]) == 2
+    assert "--sample" in capsys.readouterr().err
+
+
 def test_a_fit_writes_a_fitted_epoch_not_its_start(tmp_path, capsys):
     # Weights fitted to these very games predict their held-out part better than any epoch
     # can: the fit still writes what it fitted, and says so.

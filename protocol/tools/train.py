@@ -63,6 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--l2", type=float, default=1e-6,
                    help="L2 penalty of pattern weights (default 1e-6: 1e-4 cost 0.002 of validation loss)")
     p.add_argument("--valid", type=float, default=0.05, help="share of games held out")
+    p.add_argument("--sample", type=float, default=1.0, metavar="SHARE",
+                   help="keep this share of each game's positions, chosen by the game and the "
+                        "position's place in it (default 1: all): a set of many games in less "
+                        "memory, each game still counted")
     p.add_argument("--seed", type=int, default=1,
                    help="seed of the held-out games and of the order of positions (default 1)")
     p.add_argument("--init", metavar="WEIGHTS",
@@ -123,9 +127,10 @@ def _read_npz(path: str) -> tuple[str, dict[str, np.ndarray]]:
         raise BadInput(f"cannot read self-play file {path}: {exc}") from None
 
 
-def load(paths: list[str]) -> tuple[str, dict[str, np.ndarray]]:
+def load(paths: list[str], sample: float = 1.0) -> tuple[str, dict[str, np.ndarray]]:
     """The positions of every file (one variant), games renumbered apart; ``key`` names each
-    position's game by its file's name and its number there (:func:`held_out`)."""
+    position's game by its file's name and its number there (:func:`held_out`); with
+    ``sample`` below 1, that share of each file's positions (:func:`sampled`)."""
     parts, variant, offset = [], None, 0
     for path, name, part in _parts(paths):
         if variant is not None and name != variant:
@@ -134,6 +139,9 @@ def load(paths: list[str]) -> tuple[str, dict[str, np.ndarray]]:
         part = {k: part[k] for k in ("white", "black", "kings", "turn", "score", "result", "game")}
         part["nodes"] = np.full(len(part["white"]), _nodes(path), dtype=np.int64)
         part["key"] = game_keys(os.path.basename(path), part["game"])
+        if sample < 1.0:
+            keep = sampled(part["key"], part["game"], sample)
+            part = {k: a[keep] for k, a in part.items()}
         part["game"] = part["game"] + offset
         offset = int(part["game"].max()) + 1 if len(part["game"]) else offset
         parts.append(part)
@@ -169,6 +177,18 @@ def game_keys(file_name: str, games: np.ndarray) -> np.ndarray:
     """A 64-bit name for each game numbered ``games`` in the file ``file_name``."""
     salt = np.uint64(zlib.crc32(file_name.encode()) << 32)
     return _mix(np.asarray(games).astype(np.uint64) ^ salt)
+
+
+def sampled(keys: np.ndarray, games: np.ndarray, share: float) -> np.ndarray:
+    """Which positions ``--sample share`` keeps: each drawn by its game's key and its place
+    among that game's positions, so a position is kept or not whatever else is read."""
+    order = np.argsort(games, kind="stable")
+    ordered = games[order]
+    first = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    place = np.empty(len(games), dtype=np.uint64)
+    place[order] = np.arange(len(games)) - np.repeat(first, np.diff(np.r_[first, len(games)]))
+    draw = _mix(keys ^ _mix(place + np.uint64(0x9E3779B97F4A7C15)))
+    return draw < np.uint64(min(int(share * 2.0 ** 64), 2 ** 64 - 1))
 
 
 def held_out(keys: np.ndarray, seed: int, share: float, one: bool = True) -> np.ndarray:
@@ -223,7 +243,9 @@ def main(argv: list[str]) -> int:
         print("rafle train: --out is required (the weight file to write)", file=sys.stderr)
         return 2
     try:
-        name, data = load(args.data)
+        if not 0 < args.sample <= 1:
+            raise BadInput("--sample must be in (0, 1]")
+        name, data = load(args.data, args.sample)
         variant = get_variant(name)
         if not 0 <= args.blend <= 1 or not 0 < args.valid < 1 or args.epochs < 0:
             raise BadInput("--lambda must be in 0..1, --valid in (0, 1), --epochs at least 0")
