@@ -18,6 +18,7 @@ class Limits:
     inc: float = 0.0
     moves: int | None = None        # moves left to the time control
     infinite: bool = False
+    ends: bool = False              # the game ends at that control (DXP's move limit)
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,8 @@ def plan(limits, analyze: bool = False, horizon: int = 0, pieces: int = 0,
          game_ends: bool = False) -> Plan:
     """The plan for ``limits`` (an ``engine.search.Limits``); ``horizon``: the option
     ``time-horizon``; ``pieces``: the option ``time-pieces`` plus the pieces on the board,
-    or 0; ``game_ends``: the option ``time-game-ends`` (:func:`clock_budget`)."""
+    or 0; ``game_ends``: the option ``time-game-ends``, or the limits' ``ends`` (DXP's move
+    limit ends the game) (:func:`clock_budget`)."""
     depth = MAX_DEPTH
     if limits.depth is not None:
         depth = max(1, min(int(limits.depth), MAX_DEPTH))
@@ -70,7 +71,7 @@ def plan(limits, analyze: bool = False, horizon: int = 0, pieces: int = 0,
         return Plan(depth, nodes, hard, hard)
     if limits.time is not None:
         soft, hard = clock_budget(seconds(limits.time), seconds(limits.inc or 0.0), limits.moves,
-                                  horizon, pieces, game_ends)
+                                  horizon, pieces, game_ends or limits.ends)
         return Plan(depth, nodes, soft, hard)
     if limits.depth is None and limits.nodes is None and not analyze:
         hard = DEFAULT_MOVETIME - reserve(DEFAULT_MOVETIME)

@@ -579,7 +579,8 @@ def test_clock_budgets():
     assert clock.limits(None) == Limits(movetime=dxp_game.ZERO_TIME_MOVETIME)
     clock = dxp_game.Clock(1, None)
     limits = clock.limits(10)
-    assert limits.moves == 10 and 0 < limits.time < 60
+    assert limits.moves == 10 and 0 < limits.time < 60 and limits.ends   # the game ends there
+    assert not clock.limits(None).ends
     clock.charge(61.0, limits)
     assert clock.remaining == -1.0 and clock.overshoot == 1.0
     assert clock.limits(None).time > 0               # never a budget of zero or less

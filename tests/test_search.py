@@ -713,6 +713,9 @@ def test_a_game_that_ends_at_its_control_spends_the_clock_by_then():
     assert hard == 10.0 - timeman.reserve(10.0) and soft < hard
     assert timeman.clock_budget(60.0, 0.0, None, 30, 55, True) == timeman.clock_budget(
         60.0, 0.0, None, 30, 55)
+    # DXP's move limit ends the game: its limits say so, whatever the option.
+    last = timeman.plan(Limits(time=10.0, moves=1, ends=True), horizon=30)
+    assert last.hard == hard and timeman.plan(Limits(time=10.0, moves=1), horizon=30).hard < hard
     s = Searcher(16)
     assert s.settings.time_game_ends is False
     assert s.set_option("time-game-ends", "true") and s.settings.time_game_ends is True

@@ -35,7 +35,8 @@ class Clock:
         usable = max(left - reserve, 0.02)
         if self.movetime is not None:   # a fixed move time, but never more than the clock holds
             return engine.Limits(movetime=min(self.movetime, usable))
-        return engine.Limits(time=usable, moves=moves_left)
+        # DXP's move limit ends the game: the clock is planned to be spent by then
+        return engine.Limits(time=usable, moves=moves_left, ends=moves_left is not None)
 
     def charge(self, elapsed: float, limits: engine.Limits) -> None:
         allowed = [x for x in (limits.movetime, self.remaining) if x is not None]
