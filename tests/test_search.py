@@ -696,10 +696,9 @@ def test_a_time_horizon_spends_a_move_control_sooner():
 
 
 def test_a_game_that_ends_at_its_control_spends_the_clock_by_then():
-    # time-game-ends: no slack beyond the control. Moves that take half their target (as
-    # Rafle's did against Scan 2.0: 45 s of 60 used by move 75), one in five forced (no
-    # time), leave under 10% of the clock instead of about a quarter; moves that always run
-    # to their hard limit still never run out; sudden death is unchanged.
+    # time-game-ends: no slack beyond the control. Moves that take half their target, one
+    # in five forced (no time), leave under 10% of the clock instead of over a fifth; moves
+    # that always run to their hard limit still never run out; sudden death is unchanged.
     def spent(game_ends: bool, share: float) -> float:
         clock = 60.0
         for left in range(75, 0, -1):
