@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from engine import (
-    BLACK, INTERNATIONAL, VARIANTS, WHITE, Position, get_variant, legal_moves, move_from_hub, play,
-    pos_from_fen, start_position,
+    BLACK, INTERNATIONAL, VARIANTS, WHITE, Position, get_variant, legal_moves, move_from_hub,
+    move_to_hub, play, pos_from_fen, start_position,
 )
 from engine import eval as ev
 from engine import timeman
@@ -306,7 +306,7 @@ NEW_SWITCHES = [{"qs-threats": "true"}, {"threshold-gate": "false", "threshold-n
                 {"lmr-offers": "true"}, {"lmr-history": "1024"}, {"lmr-root": "true"}, {"tt-keep-deeper": "1"},
                 {"threshold-tt-first": "true"}, {"qs-exchanges": "1"},
                 {"qs-exchanges": "64"}, {"threshold-from": "2", "threshold-share": "3"},
-                {"history-rate": "1"}, {"history-rate": "2"}]
+                {"history-rate": "1"}, {"history-rate": "2"}, {"threshold-below": "false"}]
 
 
 @pytest.mark.parametrize("switches", NEW_SWITCHES)
@@ -321,6 +321,29 @@ def test_the_search_switches_still_find_the_shots_with_exact_mate_distance(switc
         assert r.score == MATE - 5 and not r.move.captured, (fen, switches)
         after = play(pos, r.move)
         assert all(forced_win(play(after, reply), 3) for reply in legal_moves(after))
+
+
+# Scan 2.0 played this shot against Rafle (the r1 match, game 21, after White's 66th ply):
+# Black's 24-30 wins three men. Rafle's search with the gated threshold pruning still read
+# the position as level at depth 20; its verification searches cut the nodes where Black
+# is a man or two down in the middle of the combination.
+SHOT_BELOW = "B:W25,27,28,32,37,38,42,43,44,46,47:B1,8,12,13,14,16,17,19,23,24,26"
+
+
+def test_threshold_pruning_above_beta_only_sees_a_shot_through_a_sacrifice():
+    found = {}
+    for switches in ({"threshold": "false"}, {"threshold-below": "false"},
+                     {"threshold-below": "true"}):
+        s = Searcher(16)
+        for name, value in {"book": "false", **switches}.items():
+            assert s.set_option(name, value)
+        s.new_game()
+        r = s.search(pos_from_fen(SHOT_BELOW), [], Limits(depth=12))
+        found[tuple(switches.items())] = (r.score, move_to_hub(r.move))
+    assert found[(("threshold", "false"),)][0] >= 250       # no pruning: the shot's three men
+    score, move = found[(("threshold-below", "false"),)]
+    assert score >= 250 and move == "24-30"
+    assert found[(("threshold-below", "true"),)][0] < 100      # the cut below alpha hides it
 
 
 def _rate_twin(rates, moves, best):
