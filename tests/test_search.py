@@ -568,11 +568,14 @@ def test_options_are_validated():
     names = [o.name for o in s.options()]
     assert names == ["tt-size", "threads", "multipv", "eval", "weights", "threshold",
                      "threshold-form", "threshold-margin", "threshold-interval", "threshold-slope",
-                     "threshold-gate", "threshold-from", "threshold-share", "threshold-nested", "threshold-tt-first", "qs-threats", "qs-exchanges", "lmr-depth",
-                     "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers", "lmr-log", "lmr-history", "lmr-offers", "lmr-root", "futility",
-                     "futility-depth", "history-malus", "history-rate",
-                     "counter-moves", "singular-depth", "singular-margin", "iir-depth", "tt-keep-deeper", "eval-cache", "eval-check", "time-horizon",
-                     "time-pieces", "book", "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
+                     "threshold-gate", "threshold-below", "threshold-from", "threshold-share",
+                     "threshold-nested", "threshold-tt-first", "qs-threats", "qs-exchanges",
+                     "lmr-depth", "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers",
+                     "lmr-log", "lmr-history", "lmr-offers", "lmr-root", "futility",
+                     "futility-depth", "history-malus", "history-rate", "counter-moves",
+                     "singular-depth", "singular-margin", "iir-depth", "tt-keep-deeper",
+                     "eval-cache", "eval-check", "time-horizon", "time-game-ends", "time-pieces",
+                     "book", "book-ply", "book-margin", "book-file", "egdb-size", "egdb-path"]
     assert s.set_option("egdb-size", "0") and s.settings.egdb_size == 0
     assert not s.set_option("egdb-size", "8") and not s.set_option("egdb-size", "-1")
     assert s.set_option("egdb-path", "/nonexistent/egdb") and s.settings.egdb_path == "/nonexistent/egdb"
