@@ -132,9 +132,9 @@ OPTIONS: tuple[Option, ...] = (
     _bool("threshold-gate", True, "verified threshold pruning tries only the nodes whose "
           "static evaluation is beyond the window by the margin, with no capture for either "
           "side (false: every null-window node, above beta: Scan's form)", kernel=True),
-    _bool("threshold-below", True, "verified threshold pruning with the gate also cuts nodes "
-          "whose evaluation lies below alpha (false: only above beta, as Scan; a side behind "
-          "in the middle of a combination is then searched in full)", kernel=True),
+    _bool("threshold-below", False, "verified threshold pruning with the gate also cuts nodes "
+          "whose evaluation lies below alpha (false, the default: only above beta, as Scan; a "
+          "side behind in the middle of a combination is then searched in full)", kernel=True),
     _int("threshold-from", 2, 2, 64, "verified threshold pruning is tried from this depth",
          kernel=True),
     _int("threshold-share", 4, 1, 9, "verified threshold pruning: the verification searches "

@@ -9,10 +9,10 @@ import pytest
 from protocol.tools import bench
 
 SIGNATURE_DEPTH = 7
-SIGNATURE = 119438          # as shipped: international-4, verified threshold pruning 40+10/1
-                            # from depth 2, internal iterative reduction from depth 3,
-                            # late-move reductions after 1 move at null-window nodes
-HAND_SIGNATURE = 128634     # eval=hand
+SIGNATURE = 142296          # as shipped: international-4, verified threshold pruning 40+10/1
+                            # from depth 2 and above beta only, internal iterative reduction
+                            # from depth 3, late-move reductions after 1 move at null-window nodes
+HAND_SIGNATURE = 149055     # eval=hand
 NO_THRESHOLD_SIGNATURE = 173617     # threshold=false
 
 

@@ -306,7 +306,7 @@ NEW_SWITCHES = [{"qs-threats": "true"}, {"threshold-gate": "false", "threshold-n
                 {"lmr-offers": "true"}, {"lmr-history": "1024"}, {"lmr-root": "true"}, {"tt-keep-deeper": "1"},
                 {"threshold-tt-first": "true"}, {"qs-exchanges": "1"},
                 {"qs-exchanges": "64"}, {"threshold-from": "2", "threshold-share": "3"},
-                {"history-rate": "1"}, {"history-rate": "2"}, {"threshold-below": "false"}]
+                {"history-rate": "1"}, {"history-rate": "2"}, {"threshold-below": "true"}]
 
 
 @pytest.mark.parametrize("switches", NEW_SWITCHES)
