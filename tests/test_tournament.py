@@ -123,11 +123,37 @@ def test_an_interrupted_tournament_resumes_without_losing_or_repeating_a_game(tm
     # a finished tournament run again plays nothing more
     third = run(tmp_path, capsys, *args)
     assert not re.findall(r"^game \d+:", third, re.M) and summary(third)["games"] == "6"
-    # another tournament on the same state file is refused, the state kept
-    code = tournament.main(["--state", str(tmp_path / "t.json"), "--pdn", str(tmp_path / "u.pdn"),
-                            *args[:-2], "--concurrency", "1", "--games", "4"])
-    assert code == 2 and "another tournament" in capsys.readouterr().err
-    assert len(json.loads((tmp_path / "t.json").read_text())["games"]) == 6
+    # another tournament on the same state file is refused, the state kept: fewer games a
+    # pairing, another limit
+    for other in (["--games", "1"], ["--games", "2", "--max-plies", "18"]):
+        code = tournament.main(["--state", str(tmp_path / "t.json"), "--pdn",
+                                str(tmp_path / "u.pdn"), *args[:-6], "--concurrency", "1",
+                                "--max-plies", "16", *other])
+        assert code == 2 and "another tournament" in capsys.readouterr().err
+        assert len(json.loads((tmp_path / "t.json").read_text())["games"]) == 6
+
+
+def test_a_tournament_goes_on_to_more_games_a_pairing(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    args = [*three_rafles(), "--max-plies", "8", "--concurrency", "1"]
+    run(tmp_path, capsys, *args, "--games", "1")
+    before = {(g["a"], g["b"]): g for g in json.loads((tmp_path / "t.json").read_text())["games"]}
+    out = run(tmp_path, capsys, *args, "--games", "2")
+    assert "(3 played before, 3 to play)" in out
+    games = json.loads((tmp_path / "t.json").read_text())["games"]
+    # the schedule pairing by pairing: (0,1) game 1, game 2, then (0,2) ..., (1,2) ...
+    assert [(g["id"], g["a"], g["b"]) for g in games] == [(0, 0, 1), (1, 0, 1), (2, 0, 2),
+                                                          (3, 0, 2), (4, 1, 2), (5, 1, 2)]
+    for gid in (0, 2, 4):        # the games played before kept, moved to their new places
+        old = before[games[gid]["a"], games[gid]["b"]]
+        was = old["id"] + 1
+        assert games[gid]["pdn"] == old["pdn"].replace(f'[Round "{was}"]', f'[Round "{gid + 1}"]')
+    pdn = sorted(read_pdn((tmp_path / "t.pdn").read_text()), key=lambda g: int(g.tags["Round"]))
+    assert [g.tags["Round"] for g in pdn] == ["1", "2", "3", "4", "5", "6"]
+    # the new game of each pairing is the next one: the same opening, colours swapped
+    for gid in (1, 3, 5):
+        assert pdn[gid].tags["White"] == pdn[gid - 1].tags["Black"]
+        assert pdn[gid].moves[:2] == pdn[gid - 1].moves[:2]
 
 
 def test_an_engine_that_dies_mid_game_forfeits_it_and_the_event_goes_on(tmp_path, capsys,

@@ -279,10 +279,35 @@ class Tournament:
             signature = state["signature"]
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"cannot read the tournament state {self.state_path}: {exc}") from None
-        if signature != json.loads(json.dumps(self.signature)):
-            raise ValueError(f"{self.state_path} holds another tournament (other engines, games or "
-                             "limits): give another --state file to start a new one")
+        now = json.loads(json.dumps(self.signature))
+        if signature != now:
+            if (not isinstance(signature, dict) or {**signature, "games": now["games"]} != now
+                    or not isinstance(signature.get("games"), int)
+                    or signature["games"] > now["games"]):
+                raise ValueError(f"{self.state_path} holds another tournament (other engines, "
+                                 "limits or more games): give another --state file to start a "
+                                 "new one")
+            games = self._extended(games, signature["games"])
         self.done = {int(g["id"]): g for g in games}
+
+    def _extended(self, games: list[dict], before: int) -> list[dict]:
+        """The finished games of the same event with ``before`` games a pairing, now that it
+        plays more: each keeps its pairing and its number there (so its opening and colours),
+        and takes that game's place in the longer schedule (its Round tag follows)."""
+        old = schedule(len(self.specs), self.args.format, before)
+        place = {key: gid for gid, key in enumerate(self.games)}
+        out = []
+        for g in games:
+            was = int(g["id"])
+            if not 0 <= was < len(old):
+                raise ValueError(f"cannot read the tournament state {self.state_path}: game "
+                                 f"{was + 1} is not one of its {len(old)} games")
+            gid = place[old[was]]
+            if gid != was:
+                g = {**g, "id": gid, "pdn": g["pdn"].replace(f'[Round "{was + 1}"]',
+                                                             f'[Round "{gid + 1}"]', 1)}
+            out.append(g)
+        return out
 
     def _save_state(self) -> None:
         data = {"signature": self.signature, "games": [self.done[i] for i in sorted(self.done)]}
