@@ -281,9 +281,9 @@ class Tournament:
             raise ValueError(f"cannot read the tournament state {self.state_path}: {exc}") from None
         now = json.loads(json.dumps(self.signature))
         if signature != now:
-            if (not isinstance(signature, dict) or {**signature, "games": now["games"]} != now
-                    or not isinstance(signature.get("games"), int)
-                    or signature["games"] > now["games"]):
+            more = (isinstance(signature, dict) and {**signature, "games": now["games"]} == now
+                    and isinstance(signature["games"], int) and signature["games"] < now["games"])
+            if not more:
                 raise ValueError(f"{self.state_path} holds another tournament (other engines, "
                                  "limits or more games): give another --state file to start a "
                                  "new one")
