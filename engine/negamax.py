@@ -95,6 +95,7 @@ P_INTERVAL = kernel_slot("threshold-interval")
 P_SLOPE = kernel_slot("threshold-slope")
 P_GATE = kernel_slot("threshold-gate")          # verify only where the evaluation says so
 P_BELOW = kernel_slot("threshold-below")        # the gate also cuts below alpha
+P_BELOW_MARGIN = kernel_slot("threshold-below-margin")
 P_NESTED = kernel_slot("threshold-nested")      # verification searches may prune in turn
 P_TT_FIRST = kernel_slot("threshold-tt-first")  # the table's probe before the verification
 P_VERIFY_FROM = kernel_slot("threshold-from")   # verified threshold cuts from this depth
@@ -656,14 +657,14 @@ def _verify_due(p, d, alpha, beta, st, tt_keys, tt_data, knobs):
 def _verify_first(p, d, alpha, beta, w, b, k, t, st, P, V, S, T, W, buf, state, knobs, ctl,
                   evals):
     """Step 5, verified form: a node quiet for both sides whose evaluation lies beyond its
-    window by the margin (``threshold-below`` off: above beta only; ``gate`` off: every
-    node, above beta) is first searched to a share of its depth around the shifted bound
-    (``F_VERIFY`` says which side; Step 10 judges it).  Returns the depth and window to
+    window by the margin (``threshold-below`` off: above beta only; below alpha it needs
+    ``threshold-below-margin`` more; ``gate`` off: every node, above beta) is first
+    searched to a share of its depth around the shifted bound (``F_VERIFY`` says which side; Step 10 judges it).  Returns the depth and window to
     search now."""
     margin = P[P_MARGIN] + P[P_SLOPE] * d
     if knobs.gate:
         e = _static(p, st, V, T, W, knobs, ctl, evals)
-        below = P[P_BELOW] != 0 and e <= alpha - margin
+        below = P[P_BELOW] != 0 and e <= alpha - margin - P[P_BELOW_MARGIN]
         side = VF_ABOVE if e >= beta + margin else VF_BELOW if below else VF_NONE
         if (side == VF_NONE or generate_captures(w, b, k, t, V, S, buf[p], state) != 0
                 or generate_captures(w, b, k, 1 - t, V, S, buf[p + 1], state) != 0):

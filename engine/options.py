@@ -135,6 +135,9 @@ OPTIONS: tuple[Option, ...] = (
     _bool("threshold-below", False, "verified threshold pruning with the gate also cuts nodes "
           "whose evaluation lies below alpha (false, the default: only above beta, as Scan; a "
           "side behind in the middle of a combination is then searched in full)", kernel=True),
+    _int("threshold-below-margin", 0, 0, 5000, "with threshold-below: a node is tried below "
+         "alpha only where its static evaluation lies this much further below (hundredths of a "
+         "man; the verification's bound is unchanged)", kernel=True),
     _int("threshold-from", 2, 2, 64, "verified threshold pruning is tried from this depth",
          kernel=True),
     _int("threshold-share", 4, 1, 9, "verified threshold pruning: the verification searches "

@@ -306,7 +306,8 @@ NEW_SWITCHES = [{"qs-threats": "true"}, {"threshold-gate": "false", "threshold-n
                 {"lmr-offers": "true"}, {"lmr-history": "1024"}, {"lmr-root": "true"}, {"tt-keep-deeper": "1"},
                 {"threshold-tt-first": "true"}, {"qs-exchanges": "1"},
                 {"qs-exchanges": "64"}, {"threshold-from": "2", "threshold-share": "3"},
-                {"history-rate": "1"}, {"history-rate": "2"}, {"threshold-below": "true"}]
+                {"history-rate": "1"}, {"history-rate": "2"}, {"threshold-below": "true"},
+                {"threshold-below": "true", "threshold-below-margin": "250"}]
 
 
 @pytest.mark.parametrize("switches", NEW_SWITCHES)
@@ -333,7 +334,8 @@ SHOT_BELOW = "B:W25,27,28,32,37,38,42,43,44,46,47:B1,8,12,13,14,16,17,19,23,24,2
 def test_threshold_pruning_above_beta_only_sees_a_shot_through_a_sacrifice():
     found = {}
     for switches in ({"threshold": "false"}, {"threshold-below": "false"},
-                     {"threshold-below": "true"}):
+                     {"threshold-below": "true"},
+                     {"threshold-below": "true", "threshold-below-margin": "250"}):
         s = Searcher(16)
         for name, value in {"book": "false", **switches}.items():
             assert s.set_option(name, value)
@@ -344,6 +346,9 @@ def test_threshold_pruning_above_beta_only_sees_a_shot_through_a_sacrifice():
     score, move = found[(("threshold-below", "false"),)]
     assert score >= 250 and move == "24-30"
     assert found[(("threshold-below", "true"),)][0] < 100      # the cut below alpha hides it
+    # ... unless it waits for the side to be 2.5 men further behind than the margin
+    score, move = found[(("threshold-below", "true"), ("threshold-below-margin", "250"))]
+    assert score >= 250 and move == "24-30"
 
 
 def _rate_twin(rates, moves, best):
@@ -568,8 +573,9 @@ def test_options_are_validated():
     names = [o.name for o in s.options()]
     assert names == ["tt-size", "threads", "multipv", "eval", "weights", "threshold",
                      "threshold-form", "threshold-margin", "threshold-interval", "threshold-slope",
-                     "threshold-gate", "threshold-below", "threshold-from", "threshold-share",
-                     "threshold-nested", "threshold-tt-first", "qs-threats", "qs-exchanges",
+                     "threshold-gate", "threshold-below", "threshold-below-margin",
+                     "threshold-from", "threshold-share", "threshold-nested",
+                     "threshold-tt-first", "qs-threats", "qs-exchanges",
                      "lmr-depth", "lmr-moves", "lmr-pv-moves", "lmr-two-moves", "lmr-killers",
                      "lmr-log", "lmr-history", "lmr-offers", "lmr-root", "futility",
                      "futility-depth", "history-malus", "history-rate", "counter-moves",
