@@ -274,10 +274,11 @@ def default_options() -> list[Option]:
 def options_usage() -> str:
     """One line per option (name, type and range, default, help), for ``--help`` texts."""
     rows = []
+    width = max(20, max(len(o.name) for o in OPTIONS) + 2)
     for o in OPTIONS:
         kind = (f"{o.min}-{o.max}" if o.type == "int" else "|".join(o.values) if o.values
                 else "true|false" if o.type == "bool" else "text")
-        head = f"  {o.name:<20}{kind:<16}{o.default or '(empty)':<10}"
+        head = f"  {o.name:<{width}}{kind:<16}{o.default or '(empty)':<10}"
         rows.append(textwrap.fill(o.help, 100, initial_indent=head,
                                   subsequent_indent=" " * len(head)))
     return "\n".join(rows)
