@@ -659,8 +659,8 @@ def _verify_first(p, d, alpha, beta, w, b, k, t, st, P, V, S, T, W, buf, state, 
     """Step 5, verified form: a node quiet for both sides whose evaluation lies beyond its
     window by the margin (``threshold-below`` off: above beta only; below alpha it needs
     ``threshold-below-margin`` more; ``gate`` off: every node, above beta) is first
-    searched to a share of its depth around the shifted bound (``F_VERIFY`` says which side; Step 10 judges it).  Returns the depth and window to
-    search now."""
+    searched to a share of its depth around the shifted bound (``F_VERIFY`` says which
+    side; Step 10 judges it).  Returns the depth and window to search now."""
     margin = P[P_MARGIN] + P[P_SLOPE] * d
     if knobs.gate:
         e = _static(p, st, V, T, W, knobs, ctl, evals)
