@@ -21,6 +21,9 @@ Terms (White's count minus Black's; "row" of a man counts from its own back row,
 * kings on the long diagonal;
 * drawish endings: the side ahead with at most three pieces against a king keeps a
   fraction of its score (1 king against 3 is a draw in practice and by the 16-move rule);
+  with ``DRAW_KINGS`` set (the ``drawish-kings`` option; 0, off, in the shipped weights),
+  so does a side ahead where both sides have as many kings and the men differ by at most
+  one (Scan 2.0 halves such scores);
 * the side to move gets a small tempo bonus.
 
 The goal of the variant (``V[V_GOAL]``) changes the sense of the score:
@@ -63,7 +66,8 @@ RUN_ROW = 21
 KING_DIAG = 22
 TEMPO = 23
 DRAW_DIV = 24
-N_WEIGHTS = 25
+DRAW_KINGS = 25    # 0: off; else the divisor of a score with equal kings and men within one
+N_WEIGHTS = 26
 assert NDENSE == TEMPO + 1     # the learned evaluation's dense terms are MAN .. TEMPO
 
 WEIGHTS = np.zeros(N_WEIGHTS, dtype=np.int64)
@@ -83,6 +87,7 @@ WEIGHTS[RUN_ROW] = 10
 WEIGHTS[KING_DIAG] = 10
 WEIGHTS[TEMPO] = 2
 WEIGHTS[DRAW_DIV] = 8
+WEIGHTS[DRAW_KINGS] = 0
 WEIGHTS.flags.writeable = False
 BT_MULT = 3        # breakthrough: weight of advancement and runaways against the normal game
 
@@ -277,12 +282,28 @@ def _toward_zero(x, k):
 
 @njit(cache=True, nogil=True, _nrt=False)
 def _drawish(score, white, black, kings, W):
-    """The side ahead with at most three pieces against a king keeps a fraction."""
-    if score > 0 and black & kings and popcount(white) <= 3:
-        return score // W[DRAW_DIV]
-    if score < 0 and white & kings and popcount(black) <= 3:
-        return -((-score) // W[DRAW_DIV])
+    """The side ahead with at most three pieces against a king keeps a fraction; with
+    ``W[DRAW_KINGS]``, so does a side ahead where both sides have as many kings (at least
+    one) and the men differ by at most one."""
+    if score > 0 and black & kings:
+        if popcount(white) <= 3:
+            return score // W[DRAW_DIV]
+        if W[DRAW_KINGS] and _level_kings(white, black, kings):
+            return score // W[DRAW_KINGS]
+    if score < 0 and white & kings:
+        if popcount(black) <= 3:
+            return -((-score) // W[DRAW_DIV])
+        if W[DRAW_KINGS] and _level_kings(white, black, kings):
+            return -((-score) // W[DRAW_KINGS])
     return score
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def _level_kings(white, black, kings):
+    """Both sides have as many kings, and their men differ by at most one."""
+    if popcount(white & kings) != popcount(black & kings):
+        return False
+    return abs(popcount(white & ~kings) - popcount(black & ~kings)) <= 1
 
 
 @njit(cache=True, nogil=True, _nrt=False)

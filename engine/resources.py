@@ -13,7 +13,7 @@ import random
 from . import book as books
 from . import egdb
 from . import weights
-from .eval import WEIGHTS
+from .eval import DRAW_KINGS, WEIGHTS
 from .options import OptionRefused, Settings
 from .position import Move, Position
 from .weights import Evaluation
@@ -30,6 +30,7 @@ class Resources:
         self._books: dict[str, books.Book | None] = {}
         self._learned: dict[str, Evaluation] = {}
         self._egdb: dict[str, egdb.Tables | None] = {}
+        self._scaled = (None, 0, None)      # drawish-kings: (the weights, divisor, their copy)
         self._rng = random.Random()         # the book's choices: games differ on purpose
 
     # ----- apply actions of the options ----------------------------------------------
@@ -58,16 +59,30 @@ class Resources:
     # ----- what a search of a variant reads ---------------------------------------------
     def evaluation_for(self, variant) -> Evaluation:
         """The hand weights or, with ``eval`` learned, the variant's shipped weights (or the
-        ``weights`` file) where it has them."""
+        ``weights`` file) where it has them, with ``drawish-kings`` in them."""
         if self.settings.evaluation == "hand":
-            return Evaluation(self.hand, "hand")
+            return self._drawish_kings(Evaluation(self.hand, "hand"))
         if variant.name not in self._learned:
             found, note = weights.default(variant, self.settings.weights_file)
             if note:
                 self.notes.append(note)
             self._learned[variant.name] = found
         found = self._learned[variant.name]
-        return found if found.name != "hand" else Evaluation(self.hand, "hand")
+        found = found if found.name != "hand" else Evaluation(self.hand, "hand")
+        return self._drawish_kings(found)
+
+    def _drawish_kings(self, found: Evaluation) -> Evaluation:
+        """``found`` with the option ``drawish-kings`` in its weights (a copy, kept)."""
+        div = self.settings.drawish_kings
+        if div == found.weights[DRAW_KINGS]:
+            return found
+        source, was, scaled = self._scaled
+        if source is not found.weights or was != div:
+            weights = found.weights.copy()
+            weights[DRAW_KINGS] = div
+            scaled = Evaluation(weights, found.name)
+            self._scaled = (found.weights, div, scaled)
+        return scaled
 
     def egdb_for(self, variant) -> "egdb.Tables | None":
         """The endgame databases of ``variant`` the search probes (None: none found, or

@@ -44,7 +44,7 @@ def slow_pips(pos: Position) -> int:
 
 
 def slow_learned(pos: Position, block: np.ndarray, odd: bool = False, pip: bool = False,
-                 rect: int = 0) -> int:
+                 rect: int = 0, drawish_kings: int = 0) -> int:
     v = pos.variant
     width, n, full = v.width, v.nsquares, v.full_board
     board = {coords(width, s, full): pos.piece_at(s) for s in range(1, n + 1)}
@@ -121,7 +121,15 @@ def slow_learned(pos: Position, block: np.ndarray, odd: bool = False, pip: bool 
         score //= ev.WEIGHTS[ev.DRAW_DIV]
     elif score < 0 and has_king["w"] and n_black <= 3:
         score = -((-score) // ev.WEIGHTS[ev.DRAW_DIV])
+    elif score != 0 and has_king["w"] and has_king["b"] and drawish_kings and level_kings(board):
+        score = abs(score) // drawish_kings * (1 if score > 0 else -1)
     return -score if pos.turn == BLACK else score
+
+
+def level_kings(board: dict) -> bool:
+    """As many kings on each side, and men within one."""
+    count = {p: sum(q == p for q in board.values()) for p in "wWbB"}
+    return count["W"] == count["B"] and abs(count["w"] - count["b"]) <= 1
 
 
 def slow_terms(pos: Position) -> list[int]:
@@ -238,6 +246,27 @@ def test_the_kernel_agrees_with_its_slow_twin(name, odd, pip, rect):
         pos = random_position(v, rng)
         fast = int(ev.evaluate(*pos.words, v.table, T, e.weights))
         assert fast == slow_learned(pos, block, odd, pip, rect), pos
+
+
+@pytest.mark.parametrize("name", BOARDS)
+def test_drawish_kings_scales_as_its_slow_twin(name):
+    # With drawish-kings (engine.eval.DRAW_KINGS) a side ahead with as many kings as the
+    # other and men within one keeps 1/d of its score; the positions it touches are counted
+    # so that the rule is seen at work, not only left alone.
+    v = get_variant(name)
+    block = random_block(v.width, 2)
+    e = wt.learned(block, v.width, "random", variant=v, pip=True)
+    scaled = e.weights.copy()
+    scaled[ev.DRAW_KINGS] = 3
+    T = ev.eval_tables(v)
+    rng = random.Random(name + "kings")
+    touched = 0
+    for _ in range(1500):
+        pos = random_position(v, rng)
+        fast = int(ev.evaluate(*pos.words, v.table, T, scaled))
+        assert fast == slow_learned(pos, block, pip=True, drawish_kings=3), pos
+        touched += fast != int(ev.evaluate(*pos.words, v.table, T, e.weights))
+    assert touched == 0 if v.goal == "losing" else touched > 20   # antidraughts: none
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))

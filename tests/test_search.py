@@ -162,10 +162,14 @@ def slow_eval(pos: Position, W) -> int:
                               - abs(men_left[BLACK] - men_right[BLACK]))
     n_white = sum(p in "wW" for p in board.values())
     n_black = sum(p in "bB" for p in board.values())
+    kings = {side: sum(p == k for p in board.values()) for side, k in ((WHITE, "W"), (BLACK, "B"))}
+    level = kings[WHITE] == kings[BLACK] and abs((n_white - kings[WHITE]) - (n_black - kings[BLACK])) <= 1
     if score > 0 and has_king[BLACK] and n_white <= 3:
         score = score // W[ev.DRAW_DIV]
     elif score < 0 and has_king[WHITE] and n_black <= 3:
         score = -((-score) // W[ev.DRAW_DIV])
+    elif score != 0 and has_king[WHITE] and level and W[ev.DRAW_KINGS]:   # kings on both sides
+        score = abs(score) // W[ev.DRAW_KINGS] * (1 if score > 0 else -1)
     if pos.turn == BLACK:
         score = -score
     return score + W[ev.TEMPO]
@@ -568,10 +572,32 @@ def test_ponder_waits_for_hit_or_stop(searcher):
 
 # ----- options -------------------------------------------------------------------------
 
+def test_drawish_kings_reaches_the_evaluation_of_either_kind():
+    # 0 leaves the weights as loaded; d puts d in a copy of the hand or learned weights,
+    # and a king ending a man up scores 1/d of what it did.
+    s = Searcher(16)
+    shipped = s.resources.evaluation_for(INTERNATIONAL)
+    assert shipped.weights[ev.DRAW_KINGS] == 0
+    pos = pos_from_fen("W:WK46,31,32,33:BK5,19,20")
+    before = ev.evaluate_position(pos, shipped.weights)
+    assert s.set_option("drawish-kings", "2") and not s.set_option("drawish-kings", "65")
+    for kind in ("learned", "hand"):
+        assert s.set_option("eval", kind)
+        e = s.resources.evaluation_for(INTERNATIONAL)
+        assert e.weights[ev.DRAW_KINGS] == 2 and e.name == (shipped.name if kind == "learned" else "hand")
+        assert s.resources.evaluation_for(INTERNATIONAL) is e
+    assert s.set_option("eval", "learned")
+    after = ev.evaluate_position(pos, s.resources.evaluation_for(INTERNATIONAL).weights)
+    assert before > 100 and after == before // 2
+    assert ev.WEIGHTS[ev.DRAW_KINGS] == 0 and shipped.weights[ev.DRAW_KINGS] == 0
+    assert s.set_option("drawish-kings", "0")
+    assert s.resources.evaluation_for(INTERNATIONAL) is shipped
+
+
 def test_options_are_validated():
     s = Searcher(16)
     names = [o.name for o in s.options()]
-    assert names == ["tt-size", "threads", "multipv", "eval", "weights", "threshold",
+    assert names == ["tt-size", "threads", "multipv", "eval", "weights", "drawish-kings", "threshold",
                      "threshold-form", "threshold-margin", "threshold-interval", "threshold-slope",
                      "threshold-gate", "threshold-below", "threshold-below-margin",
                      "threshold-from", "threshold-share", "threshold-nested",
