@@ -120,9 +120,9 @@ OPTIONS: tuple[Option, ...] = (
            attr="evaluation"),
     Option("weights", "string", "", "a weight file of one's own (rafle train)",
            attr="weights_file", apply="resources.use_weights"),
-    _int("drawish-kings", 0, 0, 64, "a side ahead where both sides have as many kings and "
-         "the men differ by at most one keeps this fraction of its score: 2 halves it, as "
-         "Scan 2.0 (0: off)"),
+    _int("drawish-kings", 0, 0, 64, "N: a side ahead where both sides have as many kings "
+         "and the men differ by at most one keeps 1/N of its score (2 halves it, as Scan "
+         "2.0; 0: off)"),
     _bool("threshold", True, "threshold pruning on or off", kernel=True),
     Option("threshold-form", "enum", "verified", "threshold pruning: verified (a shallower "
            "search confirms each cut) or plain", values=FORMS, kernel=True),
