@@ -130,7 +130,7 @@ OPTIONS: tuple[Option, ...] = (
          kernel=True),
     _int("threshold-interval", 1, 1, 32, "threshold pruning is tried every this many plies",
          kernel=True),
-    _int("threshold-slope", 10, 0, 1000, "verified threshold pruning: margin added per ply "
+    _int("threshold-slope", 20, 0, 1000, "verified threshold pruning: margin added per ply "
          "of depth", kernel=True),
     _bool("threshold-gate", True, "verified threshold pruning tries only the nodes whose "
           "static evaluation is beyond the window by the margin, with no capture for either "

@@ -9,10 +9,10 @@ import pytest
 from protocol.tools import bench
 
 SIGNATURE_DEPTH = 7
-SIGNATURE = 142296          # as shipped: international-4, verified threshold pruning 40+10/1
+SIGNATURE = 149199          # as shipped: international-4, verified threshold pruning 40+20/1
                             # from depth 2 and above beta only, internal iterative reduction
                             # from depth 3, late-move reductions after 1 move at null-window nodes
-HAND_SIGNATURE = 149055     # eval=hand
+HAND_SIGNATURE = 154499     # eval=hand
 NO_THRESHOLD_SIGNATURE = 173617     # threshold=false
 
 
